@@ -1,0 +1,45 @@
+// @ts-check
+import eslint from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+// Workflow code runs in Temporal's deterministic sandbox, and shared/ is imported by it:
+// neither may reach for Node built-ins (fs, crypto, timers, ...).
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'eslint.config.mjs', 'jest.config.js', 'scripts/*.js'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/only-throw-error': 'error',
+    },
+  },
+  {
+    files: ['workflows/**/*.ts', 'shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not allowed in workflow or shared code (determinism).' })),
+          patterns: [{ group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Workflow/shared code may only import @temporalio/workflow or @temporalio/common.' }],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'process', message: 'No environment access in workflow/shared code.' }, { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }],
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+);

@@ -1,0 +1,35 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { z } from 'zod';
+import type { TeamRejection } from './team';
+
+/**
+ * Failure types that are not core rejections. Both are stable public API.
+ *  - TeamRollingOver: the Lead is about to continue-as-new; retry the same call (same update id).
+ *    The project's client retries it for you.
+ *  - TeamClosed: the Lead finished (disposed); nothing more is accepted.
+ */
+export const TEAM_ROLLING_OVER = 'TeamRollingOver';
+export const TEAM_CLOSED = 'TeamClosed';
+
+/** A core rejection as the ApplicationFailure callers see: stable `type`, actionable message, rejection in details. */
+export function rejectionFailure(rejection: TeamRejection): ApplicationFailure {
+  return ApplicationFailure.create({ type: rejection.type, message: rejection.message, details: [rejection], nonRetryable: true });
+}
+
+export function invalidInputFailure(updateName: string, error: z.ZodError): ApplicationFailure {
+  const issues = error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+  return ApplicationFailure.create({
+    type: 'InvalidTeamCommand',
+    message: `${updateName} input is invalid: ${issues}. See the wire contract in README.md.`,
+    details: [{ type: 'InvalidTeamCommand', issues: error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) }],
+    nonRetryable: true,
+  });
+}
+
+export function rollingOverFailure(): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: TEAM_ROLLING_OVER,
+    message: 'the Lead is continuing as new; retry the same call with the same update id in a moment',
+    nonRetryable: false,
+  });
+}

@@ -1,0 +1,45 @@
+import type { TaskSnapshot } from './task';
+
+/**
+ * Every way a Team command can be refused. The `type` strings are public API: they become the
+ * `ApplicationFailure.type` a client sees, so callers can branch on them.
+ */
+export const TEAM_REJECTION_TYPES = [
+  'InvalidTeamCommand',
+  'NotATeamMember',
+  'LeadOnly',
+  'TaskNotFound',
+  'TaskDeleted',
+  'TaskRevisionConflict',
+  'TaskNotReady',
+  'TaskAuthorityViolation',
+  'InvalidTaskTransition',
+  'InvalidTaskDependency',
+  'TaskDependencyCycle',
+  'TaskHasDependents',
+  'InvalidWriteScope',
+  'TaskIdsExhausted',
+  'UnknownAssignee',
+  'InvalidMemberName',
+  'MemberNameTaken',
+  'RosterFull',
+  'TeamAdmissionClosed',
+  'UnknownMember',
+  'InvalidMemberTransition',
+] as const;
+
+export type TeamRejectionType = (typeof TEAM_REJECTION_TYPES)[number];
+
+export interface TeamRejection {
+  type: TeamRejectionType;
+  /** A sentence a person (or a model) can act on: what was wrong and what to do next. */
+  message: string;
+  /** On TaskRevisionConflict and other task rejections: the current snapshot, so the caller can rebase. */
+  currentTask?: TaskSnapshot;
+  /** On TaskDependencyCycle: the task ids that would form the cycle, first id repeated at the end. */
+  cycle?: number[];
+}
+
+export function reject(type: TeamRejectionType, message: string, extra: Omit<TeamRejection, 'type' | 'message'> = {}): TeamRejection {
+  return { type, message, ...extra };
+}

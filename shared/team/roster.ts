@@ -1,0 +1,41 @@
+/** Roster rules that need no state: member names and phases. */
+
+export const LEAD = 'lead';
+export const DEFAULT_MAX_MEMBERS = 8;
+export const MAX_MEMBER_NAME_LENGTH = 40;
+const MEMBER_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+
+export const MEMBER_PHASES = ['provisioning', 'active', 'failed', 'stopped'] as const;
+export type MemberPhase = (typeof MEMBER_PHASES)[number];
+export type MemberContext = 'fresh' | 'fork';
+
+export interface MemberRecord {
+  name: string;
+  phase: MemberPhase;
+  context: MemberContext;
+  /** The reserved child workflow id (see teammateWorkflowId). */
+  workflowId: string;
+  model: string | null;
+  failure: string | null;
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Returns why `name` cannot be a teammate name, or null when it can. */
+export function memberNameProblem(name: string): string | null {
+  if (name === LEAD) return `"${LEAD}" is the Lead's own name; choose another teammate name`;
+  if (name.length === 0 || name.length > MAX_MEMBER_NAME_LENGTH) return `teammate names are 1-${MAX_MEMBER_NAME_LENGTH} characters`;
+  if (!MEMBER_NAME.test(name)) return `"${name}" is not lowercase kebab-case (e.g. "api-writer")`;
+  return null;
+}
+
+/** Members in these phases may act (call Team commands) and may own tasks. */
+export function isLivePhase(phase: MemberPhase): boolean {
+  return phase === 'provisioning' || phase === 'active';
+}
+
+/** The reserved workflow id of a teammate: derived from the Team id and the name, so it is never reused. */
+export function teammateWorkflowId(teamId: string, name: string): string {
+  return `${teamId}/teammate/${name}`;
+}

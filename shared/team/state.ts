@@ -1,0 +1,29 @@
+import type { MemberRecord } from './roster';
+import { DEFAULT_MAX_MEMBERS, LEAD, isLivePhase } from './roster';
+import type { TaskSnapshot } from './task';
+
+/**
+ * The Team's durable state, owned by the Lead workflow. Plain records only, so it survives every
+ * payload conversion (continue-as-new, queries) unchanged.
+ */
+export interface TeamState {
+  /** The root SessionId: the Lead workflow's id. Identity, not an event. */
+  teamId: string;
+  maxMembers: number;
+  admission: 'open' | 'closed';
+  members: Record<string, MemberRecord>;
+  tasks: Record<string, TaskSnapshot>;
+  /** Next Team-local task id. Monotonic; ids are never reused. */
+  nextTaskId: number;
+}
+
+export function emptyTeamState(teamId: string, maxMembers: number = DEFAULT_MAX_MEMBERS): TeamState {
+  return { teamId, maxMembers, admission: 'open', members: {}, tasks: {}, nextTaskId: 1 };
+}
+
+/** The Lead always acts; a roster member acts while provisioning or active. */
+export function isActingMember(state: TeamState, name: string): boolean {
+  if (name === LEAD) return true;
+  const member = state.members[name];
+  return member !== undefined && isLivePhase(member.phase);
+}

@@ -1,0 +1,2 @@
+export { teamLead } from './teamLead';
+export { noopUpdateBaseline } from './noopUpdateBaseline';
