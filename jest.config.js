@@ -22,7 +22,7 @@ module.exports = {
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/support/globalSetup.ts',
       globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
-      testTimeout: 180_000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/integrationTimeout.ts'],
     },
   ],
 };

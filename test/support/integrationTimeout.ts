@@ -1,0 +1,2 @@
+// Real-server tests run thousands of Updates; jest ignores testTimeout inside a project config.
+jest.setTimeout(600_000);
