@@ -1,0 +1,45 @@
+/** Runs the project's worker (worker/main.ts) as a separate OS process, for crash drills. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import { address } from './temporal';
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** SIGKILL: no graceful shutdown, in-flight tasks are simply lost by this process. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const ROOT = path.resolve(__dirname, '../..');
+
+export async function spawnWorkerProcess(taskQueue: string): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(ROOT, 'worker/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, TEMPORAL_ADDRESS: address(), TEMPORAL_TASK_QUEUE: taskQueue },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker process did not start polling within 60s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (output.includes('worker polling')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker process exited with ${code} before polling:\n${output}`));
+    });
+  });
+  const waitExit = (signal: NodeJS.Signals): Promise<void> =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  return { child, kill: () => waitExit('SIGKILL'), stop: () => waitExit('SIGTERM') };
+}
