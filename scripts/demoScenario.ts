@@ -1,0 +1,43 @@
+/**
+ * A short scripted Team session used by `npm start` and by `npm run record-histories`: it exercises
+ * every task Update, shows dependencies, readiness and write-scope overlap diagnostics, and one
+ * stale-revision rejection handled the way a caller should (re-read, rebase, retry).
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import type { TeamClient } from '../client/teamClient';
+import type { TeamRejection } from '../shared/team';
+
+export async function runDemoScenario(team: TeamClient, log: (line: string) => void = () => undefined): Promise<void> {
+  const design = await team.createTask({ subject: 'Design the parser API', writeScopes: ['docs/parser.md'] });
+  log(`created task ${design.task.id} "${design.task.subject}"`);
+  const parser = await team.createTask({ subject: 'Implement the parser', dependencies: [design.task.id], writeScopes: ['src/parser'] });
+  const tests = await team.createTask({ subject: 'Write parser tests', dependencies: [parser.task.id], writeScopes: ['src/parser/__tests__'] });
+  log(`created tasks ${parser.task.id} and ${tests.task.id}; overlap diagnostics on ${tests.task.id}: ${JSON.stringify(tests.task.overlaps)}`);
+  const scratch = await team.createTask({ subject: 'Scratch idea', description: 'to be deleted' });
+
+  let current = (await team.claimTask({ taskId: design.task.id, expectedRevision: design.task.revision })).task;
+  log(`lead claimed task ${current.id} (revision ${current.revision})`);
+  current = (await team.editTask({ taskId: current.id, expectedRevision: current.revision, description: 'REST, streaming' })).task;
+  try {
+    await team.editTask({ taskId: current.id, expectedRevision: current.revision - 1, description: 'stale write' });
+  } catch (error) {
+    if (!(error instanceof ApplicationFailure) || error.type !== 'TaskRevisionConflict') throw error;
+    const snapshot = (error.details?.[0] as TeamRejection).currentTask;
+    log(`stale edit rejected (${error.type}); rebased on revision ${snapshot?.revision}`);
+  }
+  current = (await team.transitionTask({ taskId: current.id, expectedRevision: current.revision, status: 'completed' })).task;
+  log(`task ${current.id} completed`);
+
+  let impl = (await team.assignTask({ taskId: parser.task.id, expectedRevision: parser.task.revision, owner: 'lead' })).task;
+  impl = (await team.transitionTask({ taskId: impl.id, expectedRevision: impl.revision, status: 'in_progress' })).task;
+  impl = (await team.releaseTask({ taskId: impl.id, expectedRevision: impl.revision })).task;
+  impl = (await team.claimTask({ taskId: impl.id, expectedRevision: impl.revision })).task;
+  impl = (await team.transitionTask({ taskId: impl.id, expectedRevision: impl.revision, status: 'completed' })).task;
+  log(`task ${impl.id} assigned, started, released, re-claimed and completed (revision ${impl.revision})`);
+
+  await team.deleteTask({ taskId: scratch.task.id, expectedRevision: scratch.task.revision });
+  const read = await team.readTask(scratch.task.id);
+  log(`task ${read.id} deleted; reading it by id still resolves its tombstone (deleted=${read.deleted})`);
+  const board = await team.listTasks();
+  log(`board: ${board.map((t) => `#${t.id} ${t.status}${t.ready ? ' (ready)' : ''}`).join(', ')}`);
+}

@@ -1,0 +1,38 @@
+/**
+ * Determinism guard: every recorded history in test/histories/ (see `npm run record-histories`)
+ * must replay against the current workflow code without a non-determinism error. No server needed.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+
+const DIR = path.join(__dirname, '..', 'histories');
+const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
+
+beforeAll(() => {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // installed already
+  }
+});
+
+test('there are recorded histories to replay', () => {
+  expect(files.length).toBeGreaterThan(0);
+});
+
+test('every recorded history replays against the current workflow code', async () => {
+  const histories = files.map((file) => ({
+    workflowId: file.replace(/\.json$/, ''),
+    history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8'))),
+  }));
+  const failures: string[] = [];
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), bundlerOptions: { ignoreModules: [] } }, histories)) {
+    replayed += 1;
+    if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
+  }
+  expect(failures).toEqual([]);
+  expect(replayed).toBe(files.length);
+}, 120_000);
