@@ -67,13 +67,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString()).slice(-4000);
   });
-  let exited: number | null = null;
-  child.on('exit', (code) => (exited = code ?? -1));
+  const exit: { code: number | null } = { code: null };
+  child.on('exit', (code) => (exit.code = code ?? -1));
 
   const address = `${ip}:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exited !== null) throw new Error(`Temporal dev server exited with ${exited} before it was ready:\n${stderrTail}`);
+    if (exit.code !== null) throw new Error(`Temporal dev server exited with ${exit.code} before it was ready:\n${stderrTail}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {

@@ -1,0 +1,148 @@
+/**
+ * `npm run bench`: speed and memory of the Team Lead, always as ratios against a baseline
+ * measured side by side in the same run on the same server (these machines are noisy).
+ *
+ *  1. Sequential Updates: a Team mutation (editTask with expectedRevision) vs a bare no-op Update
+ *     with a validator, alternating rounds, median per-op latency.
+ *  2. Concurrent Updates: 8 callers at once, each on its own task, vs 8 callers of the no-op.
+ *  3. Contended claim: 32 callers racing for one task (one wins, 31 get a typed conflict) vs
+ *     32 concurrent no-op Updates.
+ *  4. Memory: the Lead's state payload size per task, and the worker heap, with 1,000 tasks.
+ * Writes bench/results/latest.md (the README table is copied from it).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { TeamClient } from '../client/teamClient';
+import { startDevServer } from '../scripts/devServer';
+import { createTeamWorker } from '../worker/createWorker';
+import { finishNoopUpdate, noopUpdate } from '../workflows/noopUpdateBaseline';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const OPS_PER_ROUND = Number(process.env.BENCH_OPS ?? 100);
+const TASK_QUEUE = 'bench';
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+};
+const ms = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  console.log(`bench: ${ROUNDS} rounds x ${OPS_PER_ROUND} ops; starting the dev server and a worker…`);
+  const server = await startDevServer({ uiPort: false });
+  const workerConnection = await NativeConnection.connect({ address: server.address });
+  const worker = await createTeamWorker({ connection: workerConnection, taskQueue: TASK_QUEUE });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const rows: string[][] = [];
+
+  await worker.runUntil(async () => {
+    let noopSeq = 0;
+    const noopWorkflow = async (): Promise<{ run: (n: number) => Promise<void>; finish: () => Promise<void> }> => {
+      const handle = await client.workflow.start('noopUpdateBaseline', { taskQueue: TASK_QUEUE, workflowId: `bench-noop-${Date.now()}-${noopSeq++}` });
+      return {
+        run: async (n) => void (await handle.executeUpdate(noopUpdate, { args: [n] })),
+        finish: async () => void (await handle.executeUpdate(finishNoopUpdate)),
+      };
+    };
+
+    // 1. sequential
+    const teamSeq: number[] = [];
+    const noopSeq_: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const team = await TeamClient.start(client, { teamId: `bench-seq-${Date.now()}-${round}`, taskQueue: TASK_QUEUE });
+      let { task } = await team.createTask({ subject: 'bench' });
+      const noop = await noopWorkflow();
+      await noop.run(0); // warm
+      let start = process.hrtime.bigint();
+      for (let i = 0; i < OPS_PER_ROUND; i++) await noop.run(i);
+      noopSeq_.push(ms(start) / OPS_PER_ROUND);
+      start = process.hrtime.bigint();
+      for (let i = 0; i < OPS_PER_ROUND; i++) ({ task } = await team.editTask({ taskId: task.id, expectedRevision: task.revision, description: `d${i}` }));
+      teamSeq.push(ms(start) / OPS_PER_ROUND);
+      await noop.finish();
+      await team.dispose();
+      process.stdout.write(`  sequential round ${round + 1}/${ROUNDS}: team ${teamSeq.at(-1)!.toFixed(2)} ms/op, no-op ${noopSeq_.at(-1)!.toFixed(2)} ms/op\n`);
+    }
+    rows.push(['Sequential Update latency (median ms/op)', median(teamSeq).toFixed(2), median(noopSeq_).toFixed(2), (median(teamSeq) / median(noopSeq_)).toFixed(2)]);
+
+    // 2. concurrent, 8 callers on distinct tasks
+    const CALLERS = 8;
+    const teamConc: number[] = [];
+    const noopConc: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const team = await TeamClient.start(client, { teamId: `bench-conc-${Date.now()}-${round}`, taskQueue: TASK_QUEUE });
+      const tasks = await Promise.all(Array.from({ length: CALLERS }, (_, i) => team.createTask({ subject: `t${i}` }).then((r) => r.task)));
+      const noop = await noopWorkflow();
+      const perCaller = Math.max(1, Math.floor(OPS_PER_ROUND / CALLERS));
+      let start = process.hrtime.bigint();
+      await Promise.all(Array.from({ length: CALLERS }, async () => { for (let i = 0; i < perCaller; i++) await noop.run(i); }));
+      noopConc.push((perCaller * CALLERS) / (ms(start) / 1000));
+      start = process.hrtime.bigint();
+      await Promise.all(
+        tasks.map(async (t) => {
+          let task = t;
+          for (let i = 0; i < perCaller; i++) ({ task } = await team.editTask({ taskId: task.id, expectedRevision: task.revision, description: `d${i}` }));
+        }),
+      );
+      teamConc.push((perCaller * CALLERS) / (ms(start) / 1000));
+      await noop.finish();
+      await team.dispose();
+    }
+    rows.push([`Concurrent throughput, ${CALLERS} callers (median ops/s)`, median(teamConc).toFixed(0), median(noopConc).toFixed(0), (median(teamConc) / median(noopConc)).toFixed(2)]);
+
+    // 3. contended claim, 32 callers
+    const RACERS = 32;
+    const claimMs: number[] = [];
+    const noopBurst: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const team = await TeamClient.start(client, { teamId: `bench-race-${Date.now()}-${round}`, taskQueue: TASK_QUEUE });
+      const { task } = await team.createTask({ subject: 'contended' });
+      const noop = await noopWorkflow();
+      let start = process.hrtime.bigint();
+      await Promise.all(Array.from({ length: RACERS }, (_, i) => noop.run(i)));
+      noopBurst.push(ms(start));
+      start = process.hrtime.bigint();
+      const outcomes = await Promise.allSettled(Array.from({ length: RACERS }, () => team.claimTask({ taskId: task.id, expectedRevision: task.revision })));
+      claimMs.push(ms(start));
+      const winners = outcomes.filter((o) => o.status === 'fulfilled').length;
+      if (winners !== 1) throw new Error(`contended claim had ${winners} winners`);
+      await noop.finish();
+      await team.dispose();
+    }
+    rows.push([`${RACERS} racing callers, all settled (median ms)`, median(claimMs).toFixed(0), median(noopBurst).toFixed(0), (median(claimMs) / median(noopBurst)).toFixed(2)]);
+
+    // 4. memory with 1,000 tasks
+    const team = await TeamClient.start(client, { teamId: `bench-mem-${Date.now()}`, taskQueue: TASK_QUEUE });
+    const heapBefore = process.memoryUsage().heapUsed;
+    for (let lane = 0; lane < 10; lane++) {
+      await Promise.all(Array.from({ length: 100 }, (_, i) => team.createTask({ subject: `task ${lane}-${i}`, writeScopes: [`pkg/${lane}/${i}`] })));
+    }
+    const view = await team.view();
+    const viewBytes = Buffer.byteLength(JSON.stringify(view));
+    const heapAfter = process.memoryUsage().heapUsed;
+    rows.push(['Team view payload with 1,000 tasks (bytes per task)', (viewBytes / view.tasks.length).toFixed(0), '', '']);
+    rows.push(['Process heap growth for a 1,000-task Team (MiB, worker+client)', ((heapAfter - heapBefore) / 2 ** 20).toFixed(1), '', '']);
+    await team.dispose();
+  });
+
+  await workerConnection.close();
+  await connection.close();
+  await server.stop();
+
+  const header = ['Measure', 'Team Lead', 'Baseline (bare no-op Update)', 'Ratio'];
+  const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const note = `Measured ${new Date().toISOString().slice(0, 10)} on this repository's dev server (Temporal CLI v1.5.1, SQLite in memory), one worker in the same process, ${ROUNDS} rounds x ${OPS_PER_ROUND} ops, ${process.version}.`;
+  const out = `${table}\n\n${note}\n`;
+  fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
+  fs.writeFileSync(path.join(__dirname, 'results', 'latest.md'), out);
+  console.log(`\n${out}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,78 @@
+/**
+ * `npm start`: brings up the Temporal dev server (persistent SQLite, Web UI), a worker, and a
+ * demo Team on it, then prints where to look. Keeps running until Ctrl-C so the Team can be
+ * inspected in the Web UI or with the `temporal` CLI. `npm start -- --once` exits after the demo.
+ *   TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (8233), TEMPORAL_DB_FILE (~/.cache/agent-teams-temporal/dev.sqlite)
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { TeamClient } from '../client/teamClient';
+import { DEFAULT_TASK_QUEUE } from '../shared/definitions';
+import { createTeamWorker } from '../worker/createWorker';
+import { runDemoScenario } from './demoScenario';
+import { freePort, startDevServer } from './devServer';
+
+async function portIsFree(port: number): Promise<boolean> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createServer().once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+async function main(): Promise<void> {
+  const once = process.argv.includes('--once');
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const dbFilename = process.env.TEMPORAL_DB_FILE ?? path.join(os.homedir(), '.cache', 'agent-teams-temporal', 'dev.sqlite');
+  fs.mkdirSync(path.dirname(dbFilename), { recursive: true });
+  const wantedPort = Number(process.env.TEMPORAL_PORT ?? 7233);
+  const wantedUiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+  const port = (await portIsFree(wantedPort)) ? wantedPort : await freePort();
+  const uiPort = (await portIsFree(wantedUiPort)) ? wantedUiPort : await freePort();
+  if (port !== wantedPort) console.log(`port ${wantedPort} is busy; using ${port} (set TEMPORAL_PORT to choose)`);
+
+  console.log('[1/4] starting the Temporal dev server (first run builds it from source: several minutes)…');
+  const server = await startDevServer({ dbFilename, port, uiPort });
+  console.log(`      Temporal at ${server.address}, database ${dbFilename}`);
+
+  console.log('[2/4] starting a worker (bundles the workflows)…');
+  const workerConnection = await NativeConnection.connect({ address: server.address });
+  const worker = await createTeamWorker({ connection: workerConnection, taskQueue: DEFAULT_TASK_QUEUE });
+  const running = worker.run();
+
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const teamId = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  console.log(`[3/4] starting demo Team ${teamId}…`);
+  const team = await TeamClient.start(client, { teamId, taskQueue: DEFAULT_TASK_QUEUE });
+  await runDemoScenario(team, (line) => console.log(`      ${line}`));
+
+  console.log('[4/4] done. Inspect the Team:');
+  console.log(`      Web UI:  ${server.uiUrl}/namespaces/default/workflows/${encodeURIComponent(teamId)}`);
+  console.log(`      CLI:     temporal workflow query --address ${server.address} --workflow-id ${teamId} --name getTeamView`);
+  console.log(`      binary:  ${server.process.spawnfile}`);
+
+  const shutdown = async (): Promise<void> => {
+    worker.shutdown();
+    await running;
+    await workerConnection.close();
+    await connection.close();
+    await server.stop();
+  };
+  if (once) {
+    await shutdown();
+    return;
+  }
+  console.log('      Server and worker keep running; Ctrl-C stops them (state persists in the database).');
+  process.once('SIGINT', () => void shutdown().then(() => process.exit(0)));
+  process.once('SIGTERM', () => void shutdown().then(() => process.exit(0)));
+}
+
+main().catch((error: unknown) => {
+  console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+  console.error('If the Temporal CLI build failed, run `npm run server:install` to see its output.');
+  process.exit(1);
+});

@@ -1,0 +1,22 @@
+/** The README's task status table is documentation of ALLOWED_TRANSITIONS: keep them equal. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ALLOWED_TRANSITIONS, TASK_STATUSES } from '../../shared/team';
+
+test('the README status table states exactly the transitions the core enforces', () => {
+  const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const block = /<!-- status-table:start -->([\s\S]*?)<!-- status-table:end -->/.exec(readme)?.[1];
+  expect(block).toBeDefined();
+  const rows = block!
+    .trim()
+    .split('\n')
+    .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+  const [header, , ...body] = rows;
+  expect(header?.slice(1)).toEqual([...TASK_STATUSES]);
+  const documented: Record<string, string[]> = {};
+  for (const [from, ...cells] of body) {
+    documented[from!] = TASK_STATUSES.filter((_, i) => cells[i] === 'yes');
+  }
+  const enforced = Object.fromEntries(TASK_STATUSES.map((s) => [s, [...ALLOWED_TRANSITIONS[s]].sort()]));
+  expect(Object.fromEntries(Object.entries(documented).map(([k, v]) => [k, [...v].sort()]))).toEqual(enforced);
+});
