@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { TeamClient } from '../client/teamClient';
+import { TeamClient, withUpdateSlot } from '../client/teamClient';
 import { startDevServer } from '../scripts/devServer';
 import { createTeamWorker } from '../worker/createWorker';
 import { finishNoopUpdate, noopUpdate } from '../workflows/noopUpdateBaseline';
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   console.log(`bench: ${ROUNDS} rounds x ${OPS_PER_ROUND} ops; starting the dev server and a worker…`);
   const server = await startDevServer({ uiPort: false });
   const workerConnection = await NativeConnection.connect({ address: server.address });
-  const worker = await createTeamWorker({ connection: workerConnection, taskQueue: TASK_QUEUE });
+  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: TASK_QUEUE });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const rows: string[][] = [];
@@ -44,7 +44,8 @@ async function main(): Promise<void> {
     const noopWorkflow = async (): Promise<{ run: (n: number) => Promise<void>; finish: () => Promise<void> }> => {
       const handle = await client.workflow.start('noopUpdateBaseline', { taskQueue: TASK_QUEUE, workflowId: `bench-noop-${Date.now()}-${noopSeq++}` });
       return {
-        run: async (n) => void (await handle.executeUpdate(noopUpdate, { args: [n] })),
+        // Through the same per-workflow in-flight limit the Team client applies, so only the Lead's work differs.
+        run: async (n) => void (await withUpdateSlot(handle.workflowId, () => handle.executeUpdate(noopUpdate, { args: [n] }))),
         finish: async () => void (await handle.executeUpdate(finishNoopUpdate)),
       };
     };
@@ -92,6 +93,7 @@ async function main(): Promise<void> {
       await noop.finish();
       await team.dispose();
     }
+    console.log(`  concurrent: team ${teamConc.map((x) => x.toFixed(0)).join(', ')} ops/s; no-op ${noopConc.map((x) => x.toFixed(0)).join(', ')} ops/s`);
     rows.push([`Concurrent throughput, ${CALLERS} callers (median ops/s)`, median(teamConc).toFixed(0), median(noopConc).toFixed(0), (median(teamConc) / median(noopConc)).toFixed(2)]);
 
     // 3. contended claim, 32 callers
@@ -113,11 +115,13 @@ async function main(): Promise<void> {
       await noop.finish();
       await team.dispose();
     }
+    console.log(`  contended claim: ${claimMs.map((x) => x.toFixed(0)).join(', ')} ms`);
     rows.push([`${RACERS} racing callers, all settled (median ms)`, median(claimMs).toFixed(0), median(noopBurst).toFixed(0), (median(claimMs) / median(noopBurst)).toFixed(2)]);
 
     // 4. memory with 1,000 tasks
     const team = await TeamClient.start(client, { teamId: `bench-mem-${Date.now()}`, taskQueue: TASK_QUEUE });
     const heapBefore = process.memoryUsage().heapUsed;
+    console.log('  memory: creating 1,000 tasks, 100 callers at a time (the client queues beyond 8 in flight)…');
     for (let lane = 0; lane < 10; lane++) {
       await Promise.all(Array.from({ length: 100 }, (_, i) => team.createTask({ subject: `task ${lane}-${i}`, writeScopes: [`pkg/${lane}/${i}`] })));
     }
@@ -129,6 +133,7 @@ async function main(): Promise<void> {
     await team.dispose();
   });
 
+  await closeWorker();
   await workerConnection.close();
   await connection.close();
   await server.stop();

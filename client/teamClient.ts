@@ -11,11 +11,15 @@ import {
   WorkflowExecutionAlreadyStartedError,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
+import { Semaphore } from 'async-mutex';
 import * as defs from '../shared/definitions';
 import { TEAM_CLOSED, TEAM_ROLLING_OVER } from '../shared/failures';
 import { AGENT_TEAM_ID, AGENT_TEAM_ROLE } from '../shared/searchAttributes';
 import type { TaskMutationResult, TaskSnapshot, TaskView, TeamView } from '../shared/team';
 import { LEAD } from '../shared/team';
+import type { InboxMessage } from '../shared/inbox';
+import type { JsonValue } from '../shared/json';
+import type { EdgeKind } from '../shared/teamEdges';
 import type { teamLead } from '../workflows/teamLead';
 
 export interface StartTeamOptions {
@@ -30,6 +34,24 @@ export interface RetryOptions {
 }
 
 const DEFAULT_RETRY: RetryOptions = { deadlineMs: 60_000 };
+
+/**
+ * The server admits 10 in-flight Updates per workflow and answers the 11th with
+ * RESOURCE_EXHAUSTED; a burst of retries beyond that collapses throughput (admitted Updates get
+ * aborted and retried in a storm). So each process keeps at most this many Updates in flight per
+ * Team and queues the rest locally, leaving headroom for other processes.
+ */
+export const MAX_IN_FLIGHT_UPDATES_PER_TEAM = 8;
+const inFlight = new Map<string, Semaphore>();
+/** Runs `call` once fewer than MAX_IN_FLIGHT_UPDATES_PER_TEAM Updates to `workflowId` are in flight from this process. */
+export function withUpdateSlot<T>(workflowId: string, call: () => Promise<T>): Promise<T> {
+  let semaphore = inFlight.get(workflowId);
+  if (!semaphore) {
+    semaphore = new Semaphore(MAX_IN_FLIGHT_UPDATES_PER_TEAM);
+    inFlight.set(workflowId, semaphore);
+  }
+  return semaphore.runExclusive(call);
+}
 
 export class TeamClient {
   constructor(
@@ -106,6 +128,23 @@ export class TeamClient {
     return this.update(defs.disposeTeamUpdate, {});
   }
 
+  spawnTeammate(body: Omit<defs.SpawnTeammateRequest, 'caller'>): Promise<defs.SpawnTeammateResult> {
+    return this.update(defs.spawnTeammateUpdate, body);
+  }
+  /** Sends through the Lead into the target's inbox. The message id doubles as the update id, so a retry is delivered once. */
+  sendMessage(to: string, content: JsonValue, messageId: string = randomUUID()): Promise<defs.InboxAcceptance> {
+    return this.update(defs.sendMessageUpdate, { to, content, messageId }, messageId);
+  }
+  interruptTeammate(name: string): Promise<defs.InterruptResult> {
+    return this.update(defs.interruptTeammateUpdate, { name });
+  }
+  waitForEdge(timeoutMs: number, kinds?: EdgeKind[]): Promise<defs.WaitResult> {
+    return this.update(defs.waitForEdgeUpdate, kinds ? { timeoutMs, kinds } : { timeoutMs });
+  }
+  readLeadInbox(): Promise<InboxMessage[]> {
+    return this.update(defs.readLeadInboxUpdate, {});
+  }
+
   view(): Promise<TeamView> {
     return this.handle().query(defs.getTeamViewQuery);
   }
@@ -122,11 +161,11 @@ export class TeamClient {
    * rejections and a run closing under an in-flight Update are retried until the deadline.
    * Typed rejections are thrown as the ApplicationFailure the Lead raised (`.type`, `.details[0]`).
    */
-  async update<Ret, Body extends object>(definition: UpdateDefinition<Ret, [defs.Attributed & Body]>, body: Body, updateId: string = randomUUID()): Promise<Ret> {
+  async update<Ret, Req extends defs.Attributed>(definition: UpdateDefinition<Ret, [Req]>, body: Omit<Req, 'caller'>, updateId: string = randomUUID()): Promise<Ret> {
     const deadline = Date.now() + this.retry.deadlineMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.handle().executeUpdate(definition, { args: [{ ...body, caller: this.caller }], updateId });
+        return await withUpdateSlot(this.teamId, () => this.handle().executeUpdate(definition, { args: [{ ...body, caller: this.caller } as Req], updateId }));
       } catch (error) {
         const failure = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause : null;
         if (failure && failure.type !== TEAM_ROLLING_OVER) throw failure;
@@ -138,7 +177,8 @@ export class TeamClient {
           throw error;
         }
         if (Date.now() > deadline) {
-          throw new Error(`Team ${this.teamId}: ${definition.name} was still retriable after ${this.retry.deadlineMs}ms (${String(error)}); is a worker running on its task queue?`);
+          const cause = error instanceof Error && error.cause instanceof Error ? ` caused by ${error.cause.message}` : '';
+          throw new Error(`Team ${this.teamId}: ${definition.name} was still retriable after ${this.retry.deadlineMs}ms (${String(error)}${cause}); is a worker running on its task queue?`);
         }
         await new Promise((resolve) => setTimeout(resolve, Math.min(50 * attempt, 1_000)));
       }

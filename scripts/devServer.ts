@@ -68,7 +68,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     stderrTail = (stderrTail + chunk.toString()).slice(-4000);
   });
   const exit: { code: number | null } = { code: null };
-  child.on('exit', (code) => (exit.code = code ?? -1));
+  // Never leave an orphaned server behind: if this process exits for any reason, take it along.
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.on('exit', (code) => {
+    exit.code = code ?? -1;
+    process.removeListener('exit', killOnExit);
+  });
 
   const address = `${ip}:${port}`;
   const deadline = Date.now() + 60_000;

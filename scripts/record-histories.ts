@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const workerConnection = await NativeConnection.connect({ address: server.address });
-  const worker = await createTeamWorker({ connection: workerConnection, taskQueue: 'record-histories' });
+  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: 'record-histories' });
   try {
     await worker.runUntil(async () => {
       const team = await TeamClient.start(client, { teamId: `history-demo-${version}`, taskQueue: 'record-histories' });
@@ -33,6 +33,7 @@ async function main(): Promise<void> {
       save(server.address, team.teamId, `teamLead-demo-${version}.json`);
     });
   } finally {
+    await closeWorker();
     await workerConnection.close();
     await connection.close();
     await server.stop();

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
 
   console.log('[2/4] starting a worker (bundles the workflows)…');
   const workerConnection = await NativeConnection.connect({ address: server.address });
-  const worker = await createTeamWorker({ connection: workerConnection, taskQueue: DEFAULT_TASK_QUEUE });
+  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: DEFAULT_TASK_QUEUE });
   const running = worker.run();
 
   const connection = await Connection.connect({ address: server.address });
@@ -58,6 +58,7 @@ async function main(): Promise<void> {
   const shutdown = async (): Promise<void> => {
     worker.shutdown();
     await running;
+    await closeWorker();
     await workerConnection.close();
     await connection.close();
     await server.stop();

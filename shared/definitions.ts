@@ -2,7 +2,10 @@
  * The wire contract of the Lead workflow: every Update and Query, named exactly like its wire
  * name. Imported by the workflow, the client, the CLI and the tests. The README documents each.
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { InboxMessage } from './inbox';
+import type { JsonValue } from './json';
+import type { EdgeKind, TeamEdge } from './teamEdges';
 import type {
   AssignTaskBody,
   ClaimTaskBody,
@@ -10,6 +13,9 @@ import type {
   DeleteTaskBody,
   EditTaskBody,
   ReleaseTaskBody,
+  MemberContext,
+  MemberPhase,
+  MemberRecord,
   TaskMutationResult,
   TaskSnapshot,
   TaskView,
@@ -19,6 +25,7 @@ import type {
 } from './team';
 
 export const TEAM_LEAD_WORKFLOW_TYPE = 'teamLead';
+export const TEAMMATE_WORKFLOW_TYPE = 'teammate';
 export const DEFAULT_TASK_QUEUE = 'agent-teams';
 
 /**
@@ -49,12 +56,141 @@ export const deleteTaskUpdate = defineUpdate<TaskMutationResult, [DeleteTaskRequ
 /** Attributed, serialized reads: see the board exactly as of this point in the Lead's history. */
 export const readTaskUpdate = defineUpdate<TaskView, [ReadTaskRequest]>('readTask');
 export const listTasksUpdate = defineUpdate<TaskView[], [Attributed]>('listTasks');
-/** Lead-only. Closes admission and lets the Lead finish with its final view. */
+/**
+ * Lead-only. Closes admission, awaits admitted spawns and sends, stops every live or failed child
+ * recorded by the roster (waiting until each has exited), then completes the Lead with its final view.
+ */
 export const disposeTeamUpdate = defineUpdate<TeamView, [Attributed]>('disposeTeam');
+
+// ---- roster, mailbox, wait, interrupt (Lead) ----------------------------------------------------
+
+export interface SpawnTeammateRequest extends Attributed {
+  name: string;
+  context?: MemberContext;
+  /** The initial message: the first item of the teammate's inbox. Any JSON. */
+  message: JsonValue;
+  model?: string | null;
+}
+export interface SpawnTeammateResult {
+  member: MemberRecord;
+  initialMessageId: string;
+}
+/** Lead-only. Records provisioning, starts the child with the initial message, records active or failed. */
+export const spawnTeammateUpdate = defineUpdate<SpawnTeammateResult, [SpawnTeammateRequest]>('spawnTeammate');
+
+export interface SendMessageRequest extends Attributed {
+  to: string;
+  content: JsonValue;
+  /** Stable id for de-duplication; a retried send with the same id is delivered once. Defaults to the update id. */
+  messageId?: string;
+}
+export type LiveStatus = 'starting' | 'running' | 'idle' | 'exited';
+/** Inbox acceptance: the target's inbox has recorded (or had already recorded) the message. */
+export interface InboxAcceptance {
+  messageId: string;
+  to: string;
+  targetPhase: MemberPhase | 'lead';
+  targetStatus: LiveStatus;
+}
+export const sendMessageUpdate = defineUpdate<InboxAcceptance, [SendMessageRequest]>('sendMessage');
+
+export interface InterruptTeammateRequest extends Attributed {
+  name: string;
+}
+export interface InterruptResult {
+  name: string;
+  /** The live status the Lead knew when it relayed the interrupt. */
+  statusAtInterrupt: LiveStatus;
+}
+/** Lead-only. Cancels the teammate's current turn; its inbox, mailbox records and task ownership are untouched. */
+export const interruptTeammateUpdate = defineUpdate<InterruptResult, [InterruptTeammateRequest]>('interruptTeammate');
+
+export interface WaitForEdgeRequest extends Attributed {
+  /** Give up after this long (durable timer). 1 ms to 1 hour. */
+  timeoutMs: number;
+  kinds?: EdgeKind[];
+}
+export type WaitResult = { woke: 'edge'; edge: TeamEdge } | { woke: 'timeout' } | { woke: 'rollover' };
+/** Blocks until the next roster, mailbox, task or status edge after the call began, or the timeout. */
+export const waitForEdgeUpdate = defineUpdate<WaitResult, [WaitForEdgeRequest]>('waitForEdge');
+
+/** Lead-only: takes the messages waiting in the Lead's own inbox (teammates' sends to "lead"). */
+export const readLeadInboxUpdate = defineUpdate<InboxMessage[], [Attributed]>('readLeadInbox');
+
+export interface MemberStatusReport {
+  name: string;
+  status: LiveStatus;
+  turn: number;
+}
+/** Teammate → Lead: live status (running a turn, idle, exited). Not durable roster state. */
+export const reportMemberStatusSignal = defineSignal<[MemberStatusReport]>('reportMemberStatus');
+
+// ---- teammate ------------------------------------------------------------------------------------
+
+/** Into a teammate's inbox. Recorded once per message id. */
+export const deliverMessageSignal = defineSignal<[InboxMessage]>('deliverMessage');
+/** Lead → teammate: cancel the current turn (if any). */
+export const interruptTurnSignal = defineSignal<[{ requestedBy: string }]>('interruptTurn');
+export const getTeammateStateQuery = defineQuery<TeammateStateView>('getTeammateState');
+
+/** Stored in the child's memo so recovery can recognise a genuine teammate of this Team. */
+export interface TeammateDescriptor {
+  teamId: string;
+  name: string;
+  context: MemberContext;
+  initialMessageId: string;
+}
+
+/** What a relayed send returned, as the sender's conversation records it. */
+export type SendOutcome = { ok: true; acceptance: InboxAcceptance } | { ok: false; type: string; message: string };
+
+export interface ConversationEntry {
+  role: 'user' | 'assistant' | 'system';
+  /** For assistant entries: the receipts of the sends the turn made. */
+  receipts?: SendOutcome[];
+  /** For user entries: the inbox message they came from. */
+  messageId?: string;
+  from?: string;
+  content: JsonValue;
+  turn: number;
+}
+
+export interface TeammateInput {
+  descriptor: TeammateDescriptor;
+  model: string | null;
+  /** Fork children: the Lead's completed-turn prefix, captured once at spawn. Fresh: empty. */
+  seed: ConversationEntry[];
+  initialMessage: InboxMessage;
+  /** Present only on a continued run. */
+  carried?: CarriedTeammateState;
+}
+
+export interface CarriedTeammateState {
+  inbox: import('./inbox').InboxState;
+  conversation: ConversationEntry[];
+  turns: number;
+  interruptedTurns: number;
+  continuedRuns: number;
+}
+
+export interface TeammateStateView {
+  descriptor: TeammateDescriptor;
+  status: LiveStatus;
+  turns: number;
+  interruptedTurns: number;
+  pending: InboxMessage[];
+  received: number;
+  consumed: number;
+  seenMessageIds: string[];
+  conversation: ConversationEntry[];
+  continuedRuns: number;
+}
 
 /** Unattributed inspection for people and UIs (no history is written). */
 export const getTeamViewQuery = defineQuery<TeamView>('getTeamView');
 export const getTaskQuery = defineQuery<TaskSnapshot | null, [{ taskId: number }]>('getTask');
+/** Live status of each teammate as last reported (advisory, not durable roster state). */
+export const getLiveStatusQuery = defineQuery<Record<string, LiveStatus>>('getLiveStatus');
 /** Run-level facts: accepted Updates in this run, history length, continue-as-new count. */
 export const getLeadRunInfoQuery = defineQuery<LeadRunInfo>('getLeadRunInfo');
 
@@ -75,6 +211,9 @@ export interface TeamLeadInput {
 
 export interface CarriedLeadState {
   state: TeamState;
+  leadInbox: import('./inbox').InboxState;
+  edges: import('./teamEdges').EdgeLog;
+  liveStatus: Record<string, LiveStatus>;
   /** Recently applied Update ids and their results, so a retried Update is answered, never re-applied. */
   recentUpdates: RecentUpdate[];
   continuedRuns: number;

@@ -7,9 +7,16 @@ import type { TeamRejection } from './team';
  *  - TeamRollingOver: the Lead is about to continue-as-new; retry the same call (same update id).
  *    The project's client retries it for you.
  *  - TeamClosed: the Lead finished (disposed); nothing more is accepted.
+ * The others are documented in README's failure table.
  */
 export const TEAM_ROLLING_OVER = 'TeamRollingOver';
 export const TEAM_CLOSED = 'TeamClosed';
+/** A send's target workflow could not take the signal (it has exited). */
+export const MEMBER_UNAVAILABLE = 'MemberUnavailable';
+/** Creation and recovery settled a provisioning record differently; the child was drained. */
+export const PROVISIONING_CONFLICT = 'ProvisioningConflict';
+/** Disposal could not stop every child; admission stays closed and disposeTeam can be retried. */
+export const DISPOSAL_FAILED = 'DisposalFailed';
 
 /** A core rejection as the ApplicationFailure callers see: stable `type`, actionable message, rejection in details. */
 export function rejectionFailure(rejection: TeamRejection): ApplicationFailure {

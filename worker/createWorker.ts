@@ -1,24 +1,52 @@
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { DEFAULT_TASK_QUEUE } from '../shared/definitions';
+import { createActivities } from '../activities';
 import { connectionOptionsFromEnv } from '../client/connection';
+import { DEFAULT_TASK_QUEUE } from '../shared/definitions';
+import type { TurnRunner } from '../shared/turn';
 
 export interface TeamWorkerOptions {
+  /** Worker connection; default: from TEMPORAL_ADDRESS and friends. */
   connection?: NativeConnection;
+  /** Address for the activities' client connection; default: from the environment. */
+  address?: string;
   taskQueue?: string;
   /** A prebuilt bundle (tests and benchmarks bundle once); otherwise workflows/ is bundled at start. */
   workflowBundlePath?: string;
+  /** Who runs a teammate's turn; default: the scripted runner. */
+  turnRunner?: TurnRunner;
   extra?: Partial<WorkerOptions>;
 }
 
+export interface TeamWorker {
+  worker: Worker;
+  /** Closes the connections this factory opened (call after the worker stopped). */
+  close: () => Promise<void>;
+}
+
 /** Builds the project's worker: the Lead and teammate workflows plus their activities. */
-export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise<Worker> {
-  const connection = options.connection ?? (await NativeConnection.connect(connectionOptionsFromEnv()));
+export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise<TeamWorker> {
+  const envOptions = connectionOptionsFromEnv();
+  const clientOptions = options.address ? { ...envOptions, address: options.address } : envOptions;
+  const ownNative = options.connection ? null : await NativeConnection.connect(clientOptions);
+  const connection = options.connection ?? ownNative!;
+  const clientConnection = await Connection.connect(clientOptions);
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const client = new Client({ connection: clientConnection, namespace });
   const bundlePath = options.workflowBundlePath ?? process.env.AGENT_TEAMS_WORKFLOW_BUNDLE;
-  return Worker.create({
+  const worker = await Worker.create({
     connection,
-    namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    namespace,
     taskQueue: options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: require.resolve('../workflows') }),
+    activities: createActivities({ client, ...(options.turnRunner ? { turnRunner: options.turnRunner } : {}) }),
     ...options.extra,
   });
+  return {
+    worker,
+    close: async () => {
+      await clientConnection.close();
+      await ownNative?.close();
+    },
+  };
 }

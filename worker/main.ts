@@ -2,9 +2,10 @@
 import { createTeamWorker } from './createWorker';
 
 createTeamWorker()
-  .then((worker) => {
+  .then(async ({ worker, close }) => {
     console.log(`worker polling task queue "${worker.options.taskQueue}" (namespace ${worker.options.namespace})`);
-    return worker.run();
+    await worker.run();
+    await close();
   })
   .catch((error: unknown) => {
     console.error('worker failed:', error instanceof Error ? error.message : error);

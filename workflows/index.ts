@@ -1,2 +1,3 @@
 export { teamLead } from './teamLead';
+export { teammate } from './teammate';
 export { noopUpdateBaseline } from './noopUpdateBaseline';

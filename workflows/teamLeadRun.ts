@@ -1,50 +1,126 @@
 /**
  * The Lead's in-run logic, kept out of the workflow function so that file only wires handlers.
  * Validators call `validate*` (synchronous, throw ApplicationFailure, never mutate); handlers call
- * `apply*`, which re-decides against the state at that moment: if another Update changed the task
- * in between, the handler rejects with the same typed failure instead of applying stale intent.
+ * the matching method, which re-decides against the state at that moment: if another Update
+ * changed things in between, the handler rejects with the same typed failure instead of applying
+ * stale intent. Every state change goes through `record`, which also numbers the wait edges.
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import { z } from 'zod';
-import type { CarriedLeadState, ReadTaskRequest, RecentUpdate } from '../shared/definitions';
+import type {
+  CarriedLeadState,
+  InterruptTeammateRequest,
+  LiveStatus,
+  ReadTaskRequest,
+  RecentUpdate,
+  SendMessageRequest,
+  SpawnTeammateRequest,
+  WaitForEdgeRequest,
+} from '../shared/definitions';
 import { invalidInputFailure, rejectionFailure, rollingOverFailure } from '../shared/failures';
-import type { TaskCommand, TaskCommandKind, TaskMutationResult, TaskView, TeamState } from '../shared/team';
-import { TASK_COMMAND_BODIES, LEAD, emptyTeamState, executeTask, isActingMember, reject, taskKey, taskView, teamView } from '../shared/team';
+import type { InboxMessage, InboxState } from '../shared/inbox';
+import { emptyInbox, receive, takePending } from '../shared/inbox';
+import { jsonProblem, type JsonValue } from '../shared/json';
+import type { EdgeKind, EdgeLog } from '../shared/teamEdges';
+import { EDGE_KINDS, emptyEdgeLog, recordEdge } from '../shared/teamEdges';
+import type { Decision, MemberRecord, ProvisioningOutcome, TaskCommand, TaskCommandKind, TaskMutationResult, TaskView, TeamEvent, TeamState } from '../shared/team';
+import {
+  LEAD,
+  TASK_COMMAND_BODIES,
+  applyAll,
+  decideCloseAdmission,
+  decideProvisioningOutcome,
+  decideSend,
+  decideSpawn,
+  decideStopped,
+  emptyTeamState,
+  executeTask,
+  isActingMember,
+  isLivePhase,
+  reject,
+  taskKey,
+  taskView,
+  teamView,
+} from '../shared/team';
 
 /** Updates accepted per run before rolling over; well under the server's 2,000 per run. */
 export const MAX_ACCEPTED_UPDATES_PER_RUN = 1_000;
+/** Signals handled per run before rolling over; the server allows 10,000. */
+export const MAX_SIGNALS_PER_RUN = 9_000;
 /** How many recent update ids are remembered (and carried across continue-as-new) for de-duplication. */
 export const RECENT_UPDATE_WINDOW = 256;
+export const MAX_WAIT_MS = 3_600_000;
 
-const callerSchema = z.strictObject({ caller: z.string().min(1).max(100) });
-const readTaskSchema = z.strictObject({ caller: z.string().min(1).max(100), taskId: z.number().int().positive() });
+const caller = z.string().min(1).max(100);
+const callerSchema = z.strictObject({ caller });
+const readTaskSchema = z.strictObject({ caller, taskId: z.number().int().positive() });
+const spawnSchema = z.strictObject({
+  caller,
+  name: z.string().min(1).max(100),
+  context: z.enum(['fresh', 'fork']).default('fresh'),
+  message: z.unknown(),
+  model: z.string().min(1).max(200).nullable().default(null),
+});
+const sendEnvelopeSchema = z.strictObject({ caller, to: z.string().min(1).max(100), content: z.unknown(), messageId: z.string().min(1).max(200).optional() });
+const interruptSchema = z.strictObject({ caller, name: z.string().min(1).max(100) });
+const waitSchema = z.strictObject({ caller, timeoutMs: z.number().int().min(1).max(MAX_WAIT_MS), kinds: z.array(z.enum(EDGE_KINDS)).min(1).optional() });
 
 export class TeamLeadRun {
   state: TeamState;
+  leadInbox: InboxState;
+  edges: EdgeLog;
+  liveStatus: Record<string, LiveStatus>;
   private recent: RecentUpdate[];
   readonly continuedRuns: number;
   acceptedUpdatesThisRun = 0;
+  signalsThisRun = 0;
+  /** Admitted spawns and sends still running; disposal waits for them. */
+  operationsInFlight = 0;
+  /** Names whose creator (a spawnTeammate handler) is running in this run. */
+  readonly creating: Record<string, true> = {};
   disposeRequested = false;
 
   constructor(teamId: string, maxMembers: number | undefined, carried: CarriedLeadState | undefined) {
     this.state = carried?.state ?? emptyTeamState(teamId, maxMembers);
+    this.leadInbox = carried?.leadInbox ?? emptyInbox();
+    this.edges = carried?.edges ?? emptyEdgeLog();
+    this.liveStatus = carried?.liveStatus ?? {};
     this.recent = carried?.recentUpdates ?? [];
     this.continuedRuns = carried?.continuedRuns ?? 0;
   }
 
   /** True once this run should stop accepting Updates and continue as new. */
   mustRollOver(continueAsNewSuggested: boolean): boolean {
-    return continueAsNewSuggested || this.acceptedUpdatesThisRun >= MAX_ACCEPTED_UPDATES_PER_RUN;
+    return continueAsNewSuggested || this.acceptedUpdatesThisRun >= MAX_ACCEPTED_UPDATES_PER_RUN || this.signalsThisRun >= MAX_SIGNALS_PER_RUN;
   }
 
   carry(): CarriedLeadState {
-    return { state: this.state, recentUpdates: this.recent, continuedRuns: this.continuedRuns + 1 };
+    return {
+      state: this.state,
+      leadInbox: this.leadInbox,
+      edges: this.edges,
+      liveStatus: this.liveStatus,
+      recentUpdates: this.recent,
+      continuedRuns: this.continuedRuns + 1,
+    };
+  }
+
+  /** The only way state changes: apply the events and number one edge per event. */
+  private record(events: readonly TeamEvent[], now: string): void {
+    if (events.length === 0) return;
+    this.state = applyAll(this.state, events);
+    for (const event of events) this.edges = recordEdge(this.edges, event.type.startsWith('task') ? 'task' : 'roster', event.type, now);
+  }
+
+  private commit(decision: Decision, now: string): void {
+    if (!decision.ok) throw rejectionFailure(decision.rejection);
+    this.record(decision.events, now);
   }
 
   // ---- task commands -------------------------------------------------------------------------
 
-  validateTaskCommand(kind: TaskCommandKind, input: unknown, updateId: string, rollingOver: boolean, now: string): void {
-    if (rollingOver) throw rollingOverFailure();
+  validateTaskCommand(kind: TaskCommandKind, input: unknown, updateId: string, closing: boolean, now: string): void {
+    if (closing) throw rollingOverFailure();
     if (this.recentResult(updateId) !== undefined) return; // a retry of an applied Update: answered from memory
     const { caller, command } = parseTaskCommand(kind, input);
     const outcome = executeTask(this.state, command, { caller, now });
@@ -57,21 +133,20 @@ export class TeamLeadRun {
     const { caller, command } = parseTaskCommand(kind, input);
     const outcome = executeTask(this.state, command, { caller, now });
     if (!outcome.ok) throw rejectionFailure(outcome.rejection);
-    this.state = outcome.state;
+    this.record(outcome.events, now);
     this.remember(updateId, outcome.result);
     return outcome.result;
   }
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  validateRead(input: unknown, rollingOver: boolean): void {
-    if (rollingOver) throw rollingOverFailure();
-    const { caller } = parseWith('listTasks', callerSchema, input);
-    this.requireMember(caller);
+  validateRead(input: unknown, closing: boolean): void {
+    if (closing) throw rollingOverFailure();
+    this.requireMember(parseWith('listTasks', callerSchema, input).caller);
   }
 
-  validateReadTask(input: unknown, rollingOver: boolean): ReadTaskRequest {
-    if (rollingOver) throw rollingOverFailure();
+  validateReadTask(input: unknown, closing: boolean): ReadTaskRequest {
+    if (closing) throw rollingOverFailure();
     const request = parseWith('readTask', readTaskSchema, input);
     this.requireMember(request.caller);
     if (!this.state.tasks[taskKey(request.taskId)]) {
@@ -93,11 +168,124 @@ export class TeamLeadRun {
     return teamView(this.state).tasks;
   }
 
+  // ---- roster --------------------------------------------------------------------------------
+
+  validateSpawn(input: unknown, updateId: string, closing: boolean, now: string): SpawnTeammateRequest & { context: 'fresh' | 'fork'; model: string | null } {
+    if (closing) throw rollingOverFailure();
+    const request = parseSpawn(input);
+    if (this.recentResult(updateId) !== undefined) return request;
+    const decision = decideSpawn(this.state, { name: request.name, context: request.context, model: request.model }, { caller: request.caller, now });
+    if (!decision.ok) throw rejectionFailure(decision.rejection);
+    return request;
+  }
+
+  /** Step 1 of a spawn: the provisioning record, before anything else happens. */
+  beginSpawn(input: unknown, now: string): { request: ReturnType<TeamLeadRun['validateSpawn']>; member: MemberRecord } {
+    const request = parseSpawn(input);
+    this.commit(decideSpawn(this.state, { name: request.name, context: request.context, model: request.model }, { caller: request.caller, now }), now);
+    this.creating[request.name] = true;
+    return { request, member: this.member(request.name) };
+  }
+
+  /**
+   * Settles a provisioning record (creator or recovery). Returns 'conflict' when the record was
+   * already settled the other way: the caller must then drain the child and report it.
+   */
+  settleProvisioning(name: string, outcome: ProvisioningOutcome, now: string): 'settled' | 'conflict' {
+    const decision = decideProvisioningOutcome(this.state, name, outcome, now);
+    if (!decision.ok) {
+      if (decision.rejection.type === 'ProvisioningConflict') return 'conflict';
+      throw rejectionFailure(decision.rejection);
+    }
+    this.record(decision.events, now);
+    if (outcome.phase === 'active' && this.liveStatus[name] === undefined) this.liveStatus = { ...this.liveStatus, [name]: 'starting' };
+    return 'settled';
+  }
+
+  /** Provisioning records this run cannot settle from its own history (no creator running here). */
+  unsettledProvisioning(): MemberRecord[] {
+    return Object.values(this.state.members).filter((m) => m.phase === 'provisioning' && !this.creating[m.name]);
+  }
+
+  markStopped(name: string, now: string): void {
+    this.commit(decideStopped(this.state, name, now), now);
+    this.liveStatus = { ...this.liveStatus, [name]: 'exited' };
+  }
+
+  member(name: string): MemberRecord {
+    const member = this.state.members[name];
+    if (!member) throw rejectionFailure(reject('UnknownMember', `there is no teammate "${name}"`));
+    return member;
+  }
+
+  // ---- mailbox -------------------------------------------------------------------------------
+
+  validateSend(input: unknown, updateId: string, closing: boolean): SendMessageRequest {
+    if (closing) throw rollingOverFailure();
+    const request = parseSend(input);
+    if (this.recentResult(updateId) !== undefined) return request;
+    const decision = decideSend(this.state, request.caller, request.to);
+    if (!decision.ok) throw rejectionFailure(decision.rejection);
+    return request;
+  }
+
+  /** Records a send addressed to the Lead itself; sends to teammates are signalled by the workflow. */
+  receiveForLead(message: InboxMessage, now: string): void {
+    this.leadInbox = receive(this.leadInbox, message).inbox;
+    this.edges = recordEdge(this.edges, 'mailbox', message.messageId, now);
+  }
+
+  recordSent(messageId: string, now: string): void {
+    this.edges = recordEdge(this.edges, 'mailbox', messageId, now);
+  }
+
+  takeLeadInbox(): InboxMessage[] {
+    const { inbox, messages } = takePending(this.leadInbox);
+    this.leadInbox = inbox;
+    this.countAccepted();
+    return messages;
+  }
+
+  // ---- live status, interrupt, wait ----------------------------------------------------------
+
+  reportStatus(name: string, status: LiveStatus, now: string): void {
+    this.signalsThisRun += 1;
+    if (!this.state.members[name] || this.liveStatus[name] === status) return;
+    this.liveStatus = { ...this.liveStatus, [name]: status };
+    this.edges = recordEdge(this.edges, 'status', `${name}:${status}`, now);
+  }
+
+  validateInterrupt(input: unknown, closing: boolean): InterruptTeammateRequest {
+    if (closing) throw rollingOverFailure();
+    const request = parseWith('interruptTeammate', interruptSchema, input);
+    if (request.caller !== LEAD) throw rejectionFailure(reject('LeadOnly', 'only the Lead interrupts teammates'));
+    const member = this.state.members[request.name];
+    if (!member) throw rejectionFailure(reject('UnknownMember', `there is no teammate "${request.name}"`));
+    if (!isLivePhase(member.phase)) throw rejectionFailure(reject('UnknownMember', `teammate "${request.name}" is ${member.phase}`));
+    return request;
+  }
+
+  validateWait(input: unknown, closing: boolean): WaitForEdgeRequest & { kinds: EdgeKind[] } {
+    if (closing) throw rollingOverFailure();
+    const request = parseWith('waitForEdge', waitSchema, input);
+    this.requireMember(request.caller);
+    return { ...request, kinds: request.kinds ?? [...EDGE_KINDS] };
+  }
+
   // ---- lifecycle -----------------------------------------------------------------------------
 
-  validateDispose(input: unknown): void {
-    const { caller } = parseWith('disposeTeam', callerSchema, input);
-    if (caller !== LEAD) throw rejectionFailure(reject('LeadOnly', 'only the Lead disposes its Team'));
+  validateLeadOnly(updateName: string, input: unknown): void {
+    const { caller } = parseWith(updateName, callerSchema, input);
+    if (caller !== LEAD) throw rejectionFailure(reject('LeadOnly', `only the Lead may call ${updateName}`));
+  }
+
+  closeAdmission(now: string): void {
+    this.commit(decideCloseAdmission(this.state, now), now);
+  }
+
+  /** Every child the roster recorded that may still be running, failed ones included (cleanup-owned). */
+  childrenToStop(): MemberRecord[] {
+    return Object.values(this.state.members).filter((m) => m.phase !== 'stopped');
   }
 
   requireMember(caller: string): void {
@@ -106,17 +294,17 @@ export class TeamLeadRun {
     }
   }
 
-  private recentResult(updateId: string): unknown {
+  recentResult(updateId: string): unknown {
     return this.recent.find((r) => r.updateId === updateId)?.result;
   }
 
-  private remember(updateId: string, result: unknown): void {
+  remember(updateId: string, result: unknown): void {
     this.countAccepted();
     this.recent.push({ updateId, result });
     if (this.recent.length > RECENT_UPDATE_WINDOW) this.recent = this.recent.slice(-RECENT_UPDATE_WINDOW);
   }
 
-  private countAccepted(): void {
+  countAccepted(): void {
     this.acceptedUpdatesThisRun += 1;
   }
 }
@@ -125,6 +313,27 @@ function parseWith<T>(updateName: string, schema: z.ZodType<T>, input: unknown):
   const parsed = schema.safeParse(input);
   if (!parsed.success) throw invalidInputFailure(updateName, parsed.error);
   return parsed.data;
+}
+
+/**
+ * Message content must stay exactly the decoded JSON it arrived as (an own `__proto__` key
+ * included), so it is taken from the original input by descriptor and only inspected.
+ */
+function originalJson(updateName: string, input: unknown, field: string): JsonValue {
+  const value: unknown = typeof input === 'object' && input !== null ? Object.getOwnPropertyDescriptor(input, field)?.value : undefined;
+  const problem = value === undefined ? `${field} is required` : jsonProblem(value);
+  if (problem) throw ApplicationFailure.create({ type: 'InvalidTeamCommand', message: `${updateName} input is invalid: ${field}: ${problem}`, nonRetryable: true });
+  return value as JsonValue;
+}
+
+function parseSpawn(input: unknown): z.infer<typeof spawnSchema> & { message: JsonValue } {
+  const request = parseWith('spawnTeammate', spawnSchema, input);
+  return { ...request, message: originalJson('spawnTeammate', input, 'message') };
+}
+
+function parseSend(input: unknown): SendMessageRequest {
+  const request = parseWith('sendMessage', sendEnvelopeSchema, input);
+  return { ...request, content: originalJson('sendMessage', input, 'content') };
 }
 
 function parseTaskCommand(kind: TaskCommandKind, input: unknown): { caller: string; command: TaskCommand } {
@@ -137,3 +346,4 @@ function parseTaskCommand(kind: TaskCommandKind, input: unknown): { caller: stri
   return { caller: parsedCaller, command: { kind, ...parsedBody } as TaskCommand };
 }
 
+export type { InboxMessage };

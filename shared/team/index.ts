@@ -10,3 +10,4 @@ export * from './state';
 export * from './task';
 export * from './view';
 export * from './writeScopes';
+export * from './decideRoster';

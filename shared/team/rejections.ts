@@ -26,6 +26,7 @@ export const TEAM_REJECTION_TYPES = [
   'TeamAdmissionClosed',
   'UnknownMember',
   'InvalidMemberTransition',
+  'ProvisioningConflict',
 ] as const;
 
 export type TeamRejectionType = (typeof TEAM_REJECTION_TYPES)[number];

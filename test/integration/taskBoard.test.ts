@@ -1,4 +1,5 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { claimTaskUpdate } from '../../shared/definitions';
 import { ApplicationFailure } from '@temporalio/common';
 import { TeamClient } from '../../client/teamClient';
 import type { TeamRejection } from '../../shared/team';
@@ -73,7 +74,7 @@ test('malformed input, unknown tasks and non-members get typed rejections and ch
   const viewBefore = await team.view();
 
   expect((await rejectionOf(team.createTask({ subject: '' }))).type).toBe('InvalidTeamCommand');
-  expect((await rejectionOf(team.update(team.client && (await import('../../shared/definitions')).claimTaskUpdate, { taskId: 'one', expectedRevision: 1 } as never))).type).toBe('InvalidTeamCommand');
+  expect((await rejectionOf(team.update(claimTaskUpdate, { taskId: 'one', expectedRevision: 1 } as never))).type).toBe('InvalidTeamCommand');
   expect((await rejectionOf(team.claimTask({ taskId: 99, expectedRevision: 1 }))).type).toBe('TaskNotFound');
   expect((await rejectionOf(team.as('mallory').createTask({ subject: 'x' }))).type).toBe('NotATeamMember');
   expect((await rejectionOf(team.createTask({ subject: 'b', writeScopes: ['../outside'] }))).type).toBe('InvalidWriteScope');
@@ -99,6 +100,27 @@ test('32 clients racing to claim one ready task leave exactly one owner', async 
   }
   const task = await team.task(1);
   expect(task).toMatchObject({ owner: 'lead', revision: 2, status: 'in_progress' });
+});
+
+test('32 raw SDK callers on separate connections (no client-side queueing) still leave exactly one owner', async () => {
+  const team = await newTeam();
+  await team.createTask({ subject: 'contended at the server' });
+  const connections = await Promise.all(Array.from({ length: 4 }, () => connectClient()));
+  try {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 32 }, (_, i) =>
+        connections[i % 4]!.client.workflow.getHandle(team.teamId).executeUpdate(claimTaskUpdate, { args: [{ caller: 'lead', taskId: 1, expectedRevision: 1 }] }),
+      ),
+    );
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    for (const loser of outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected')) {
+      expect(loser.reason).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(((loser.reason as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe('TaskRevisionConflict');
+    }
+  } finally {
+    await Promise.all(connections.map((c) => c.close()));
+  }
+  expect(await team.task(1)).toMatchObject({ owner: 'lead', revision: 2 });
 });
 
 test('dispose is Lead-only, returns the final view and completes the Lead', async () => {

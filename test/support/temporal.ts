@@ -41,7 +41,7 @@ export interface RunningWorker {
 export async function startWorker(taskQueue: string = uniqueId('tq')): Promise<RunningWorker> {
   quietRuntime();
   const connection = await NativeConnection.connect({ address: address() });
-  const worker = await createTeamWorker({ connection, taskQueue });
+  const { worker, close } = await createTeamWorker({ connection, address: address(), taskQueue });
   const running = worker.run();
   return {
     worker,
@@ -49,6 +49,7 @@ export async function startWorker(taskQueue: string = uniqueId('tq')): Promise<R
     stop: async () => {
       worker.shutdown();
       await running;
+      await close();
       await connection.close();
     },
   };

@@ -1,0 +1,108 @@
+/**
+ * Activities, built by a factory over their dependencies (a Temporal client and a turn runner),
+ * so workflows import only their types.
+ */
+import { Context } from '@temporalio/activity';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { TeamClient } from '../client/teamClient';
+import type { SendOutcome, TeammateDescriptor } from '../shared/definitions';
+import { getTeammateStateQuery, TEAMMATE_WORKFLOW_TYPE } from '../shared/definitions';
+import type { JsonValue } from '../shared/json';
+import type { TurnInput, TurnResult, TurnRunner } from '../shared/turn';
+import { scriptedTurnRunner } from './scriptedTurnRunner';
+
+export interface ActivityDependencies {
+  client: Client;
+  turnRunner?: TurnRunner;
+}
+
+export type ReconcileOutcome = { phase: 'active' } | { phase: 'failed'; reason: string; drained: boolean };
+export type { SendOutcome };
+
+export function createActivities({ client, turnRunner = scriptedTurnRunner }: ActivityDependencies) {
+  /** Waits until a workflow has closed (any status); false if it does not exist. */
+  async function awaitClosed(workflowId: string): Promise<boolean> {
+    const handle = client.workflow.getHandle(workflowId);
+    try {
+      for (;;) {
+        const description = await handle.describe();
+        if (description.status.name !== 'RUNNING') return true;
+        Context.current().heartbeat();
+        await Context.current().sleep(250);
+      }
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return false;
+      throw error;
+    }
+  }
+
+  /** Cancels a teammate and waits until it has exited, so no orphan survives. */
+  async function drain(workflowId: string): Promise<void> {
+    try {
+      await client.workflow.getHandle(workflowId).cancel();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return;
+      // Already closed: cancel is refused, which is fine.
+      if (!/already completed|not found/i.test(String(error))) throw error;
+    }
+    await awaitClosed(workflowId);
+  }
+
+  return {
+    /** One model turn (here: the scripted runner unless the worker supplies another). */
+    async runTeammateTurn(input: TurnInput): Promise<TurnResult> {
+      const ctx = Context.current();
+      return turnRunner.runTurn(input, { heartbeat: () => ctx.heartbeat(), sleep: (ms) => ctx.sleep(ms) });
+    },
+
+    /** A member's send, relayed through the Lead's validated sendMessage Update (update id = message id). */
+    async sendAsMember(input: { teamId: string; from: string; to: string; content: JsonValue; messageId: string }): Promise<SendOutcome> {
+      try {
+        const acceptance = await TeamClient.attach(client, input.teamId, input.from).sendMessage(input.to, input.content, input.messageId);
+        return { ok: true, acceptance };
+      } catch (error) {
+        if (error instanceof ApplicationFailure && error.nonRetryable) return { ok: false, type: error.type ?? 'Error', message: error.message };
+        throw error;
+      }
+    },
+
+    /**
+     * Recovery of an unterminated provisioning record from the child's independently persisted
+     * state: direct parent, workflow type and descriptor must match and the initial message must be
+     * recorded, or the child is drained and the record fails.
+     */
+    async reconcileTeammate(input: { workflowId: string; descriptor: TeammateDescriptor }): Promise<ReconcileOutcome> {
+      const handle = client.workflow.getHandle(input.workflowId);
+      let description;
+      try {
+        description = await handle.describe();
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return { phase: 'failed', reason: 'absent: no child workflow with the reserved id', drained: false };
+        throw error;
+      }
+      const fail = async (reason: string): Promise<ReconcileOutcome> => {
+        await drain(input.workflowId);
+        return { phase: 'failed', reason, drained: true };
+      };
+      if (description.type !== TEAMMATE_WORKFLOW_TYPE) return fail(`mismatched workflow type ${description.type}`);
+      if (description.parentExecution?.workflowId !== input.descriptor.teamId) return fail('mismatched parent: not a direct child of this Lead');
+      const memo = description.memo?.agentTeam as Partial<TeammateDescriptor> | undefined;
+      const d = input.descriptor;
+      if (!memo || memo.teamId !== d.teamId || memo.name !== d.name || memo.context !== d.context || memo.initialMessageId !== d.initialMessageId) {
+        return fail('corrupt or mismatched teammate descriptor');
+      }
+      if (description.status.name !== 'RUNNING') return fail(`child already ${description.status.name.toLowerCase()}`);
+      const state = await handle.query(getTeammateStateQuery);
+      if (!state.seenMessageIds.includes(d.initialMessageId)) return fail('initial message missing from the child');
+      return { phase: 'active' };
+    },
+
+    /** Disposal and conflict cleanup: cancel the child and wait until it has exited. */
+    async stopTeammate(input: { workflowId: string }): Promise<void> {
+      await drain(input.workflowId);
+    },
+  };
+}
+
+export type TeamActivities = ReturnType<typeof createActivities>;

@@ -1,0 +1,54 @@
+import type { JsonValue } from './json';
+
+/**
+ * A member's inbox: the durable target-side record of sends. Each message id is recorded once,
+ * so a retried send (same id) is acknowledged but never delivered twice. Pure, plain data.
+ */
+export interface InboxMessage {
+  messageId: string;
+  /** Attributed by the runtime that relayed the send, never by the payload's author. */
+  from: string;
+  content: JsonValue;
+  sentAt: string;
+}
+
+export interface InboxState {
+  pending: InboxMessage[];
+  /** Recently recorded message ids, oldest first, bounded by SEEN_WINDOW. */
+  seen: string[];
+  /** Total messages ever recorded (duplicates excluded). */
+  received: number;
+  /** Total messages handed to a turn. */
+  consumed: number;
+}
+
+/** How many message ids are remembered for de-duplication (carried across continue-as-new). */
+export const SEEN_WINDOW = 2_048;
+
+export function emptyInbox(): InboxState {
+  return { pending: [], seen: [], received: 0, consumed: 0 };
+}
+
+export function hasSeen(inbox: InboxState, messageId: string): boolean {
+  return inbox.seen.includes(messageId);
+}
+
+/** Records a message unless its id was seen before. */
+export function receive(inbox: InboxState, message: InboxMessage): { inbox: InboxState; duplicate: boolean } {
+  if (hasSeen(inbox, message.messageId)) return { inbox, duplicate: true };
+  const seen = [...inbox.seen, message.messageId];
+  return {
+    inbox: {
+      ...inbox,
+      pending: [...inbox.pending, message],
+      seen: seen.length > SEEN_WINDOW ? seen.slice(seen.length - SEEN_WINDOW) : seen,
+      received: inbox.received + 1,
+    },
+    duplicate: false,
+  };
+}
+
+/** Hands every pending message to a turn, in arrival order. */
+export function takePending(inbox: InboxState): { inbox: InboxState; messages: InboxMessage[] } {
+  return { inbox: { ...inbox, pending: [], consumed: inbox.consumed + inbox.pending.length }, messages: inbox.pending };
+}

@@ -1,0 +1,111 @@
+/**
+ * A teammate's in-run logic: its inbox (each message id recorded once), its conversation, and the
+ * bookkeeping of turns and interrupts. No Temporal calls here; teammate.ts wires it.
+ */
+import type { CarriedTeammateState, ConversationEntry, LiveStatus, SendOutcome, TeammateInput, TeammateStateView } from '../shared/definitions';
+import type { InboxMessage, InboxState } from '../shared/inbox';
+import { emptyInbox, receive, takePending } from '../shared/inbox';
+import { jsonProblem } from '../shared/json';
+
+/** Signals handled per run before continuing as new; the server allows 10,000 per run. */
+export const MAX_SIGNALS_PER_RUN = 5_000;
+
+export class TeammateRun {
+  inbox: InboxState;
+  conversation: ConversationEntry[];
+  turns: number;
+  interruptedTurns: number;
+  readonly continuedRuns: number;
+  status: LiveStatus = 'idle';
+  signalsThisRun = 0;
+  /** Set by interrupt(); the workflow cancels the running turn's scope. */
+  interruptRequested = false;
+  rejectedDeliveries: { messageId: string; reason: string }[] = [];
+
+  constructor(readonly input: TeammateInput) {
+    const carried = input.carried;
+    this.conversation = carried?.conversation ?? [...input.seed];
+    this.turns = carried?.turns ?? 0;
+    this.interruptedTurns = carried?.interruptedTurns ?? 0;
+    this.continuedRuns = carried?.continuedRuns ?? 0;
+    // The initial message is the first item of a fresh teammate's inbox.
+    this.inbox = carried?.inbox ?? receive(emptyInbox(), input.initialMessage).inbox;
+  }
+
+  get name(): string {
+    return this.input.descriptor.name;
+  }
+
+  /** Records a delivered message once; malformed deliveries are refused without touching the inbox. */
+  deliver(message: InboxMessage): void {
+    this.signalsThisRun += 1;
+    const problem = deliveryProblem(message);
+    if (problem) {
+      this.rejectedDeliveries = [...this.rejectedDeliveries.slice(-31), { messageId: String((message as Partial<InboxMessage>)?.messageId), reason: problem }];
+      return;
+    }
+    this.inbox = receive(this.inbox, message).inbox;
+  }
+
+  hasPending(): boolean {
+    return this.inbox.pending.length > 0;
+  }
+
+  mustRollOver(continueAsNewSuggested: boolean): boolean {
+    return continueAsNewSuggested || this.signalsThisRun >= MAX_SIGNALS_PER_RUN;
+  }
+
+  /** Moves every pending message into the conversation as user entries of the next turn. */
+  beginTurn(): { turn: number; messages: InboxMessage[] } {
+    const { inbox, messages } = takePending(this.inbox);
+    this.inbox = inbox;
+    this.turns += 1;
+    this.interruptRequested = false;
+    this.status = 'running';
+    for (const m of messages) this.conversation.push({ role: 'user', messageId: m.messageId, from: m.from, content: m.content, turn: this.turns });
+    return { turn: this.turns, messages };
+  }
+
+  endTurn(outcome: { reply: ConversationEntry['content']; receipts: SendOutcome[] } | { interrupted: true } | { failed: string }): void {
+    if ('interrupted' in outcome) {
+      this.interruptedTurns += 1;
+      this.conversation.push({ role: 'system', content: { event: 'turn interrupted by the Lead' }, turn: this.turns });
+    } else if ('failed' in outcome) {
+      this.conversation.push({ role: 'system', content: { event: 'turn failed', error: outcome.failed }, turn: this.turns });
+    } else {
+      this.conversation.push({ role: 'assistant', content: outcome.reply, receipts: outcome.receipts, turn: this.turns });
+    }
+    this.interruptRequested = false;
+    this.status = 'idle';
+  }
+
+  carry(): CarriedTeammateState {
+    return { inbox: this.inbox, conversation: this.conversation, turns: this.turns, interruptedTurns: this.interruptedTurns, continuedRuns: this.continuedRuns + 1 };
+  }
+
+  view(): TeammateStateView {
+    return {
+      descriptor: this.input.descriptor,
+      status: this.status,
+      turns: this.turns,
+      interruptedTurns: this.interruptedTurns,
+      pending: this.inbox.pending,
+      received: this.inbox.received,
+      consumed: this.inbox.consumed,
+      seenMessageIds: this.inbox.seen,
+      conversation: this.conversation,
+      continuedRuns: this.continuedRuns,
+    };
+  }
+}
+
+/** Structural check of a delivery envelope; the content is inspected, never rebuilt. */
+export function deliveryProblem(message: unknown): string | null {
+  if (typeof message !== 'object' || message === null) return 'a delivery must be an object';
+  const m = message as Record<string, unknown>;
+  if (typeof m.messageId !== 'string' || m.messageId.length === 0 || m.messageId.length > 200) return 'messageId must be a non-empty string';
+  if (typeof m.from !== 'string' || m.from.length === 0) return 'from must name the sender';
+  if (typeof m.sentAt !== 'string') return 'sentAt must be a timestamp';
+  const content: unknown = Object.getOwnPropertyDescriptor(m, 'content')?.value;
+  return jsonProblem(content);
+}
