@@ -1,0 +1,206 @@
+/**
+ * Teammates as child workflows on the real server: provisioning, name reservation, roster limit,
+ * reconciliation of a taken reserved id, sends with inbox acceptance and de-duplication, sender
+ * attribution, cold targets, `__proto__` content, wait edges, interrupt and disposal.
+ */
+import type { Client } from '@temporalio/client';
+import { TeamClient } from '../../client/teamClient';
+import { teammateWorkflowId } from '../../shared/team';
+import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
+import { eventually, newTeam, rejectionOf, runningWorkflowsOfTeam, teammateState } from '../support/teams';
+
+let client: Client;
+let closeClient: () => Promise<void>;
+let worker: RunningWorker;
+
+beforeAll(async () => {
+  ({ client, close: closeClient } = await connectClient());
+  worker = await startWorker();
+});
+afterAll(async () => {
+  await worker.stop();
+  await closeClient();
+});
+
+test('spawning records provisioning then active, starts the reserved child with the initial message first in its inbox', async () => {
+  const team = await newTeam(client, worker.taskQueue);
+  const { member, initialMessageId } = await team.spawnTeammate({ name: 'api-writer', message: { task: 'write the API' } });
+  expect(member).toMatchObject({ name: 'api-writer', phase: 'active', context: 'fresh', workflowId: teammateWorkflowId(team.teamId, 'api-writer'), revision: 2 });
+
+  const state = await eventually(() => teammateState(team, 'api-writer'), (s) => s.consumed === 1 && s.status === 'idle');
+  expect(state.seenMessageIds).toEqual([initialMessageId]);
+  expect(state.conversation[0]).toMatchObject({ role: 'user', from: 'lead', messageId: initialMessageId, content: { task: 'write the API' }, turn: 1 });
+
+  const description = await client.workflow.getHandle(member.workflowId).describe();
+  expect(description.type).toBe('teammate');
+  expect(description.parentExecution?.workflowId).toBe(team.teamId);
+  const roster = (await team.view()).members;
+  expect(roster.map((m) => [m.name, m.phase])).toEqual([['api-writer', 'active']]);
+  expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual(expect.arrayContaining([team.teamId, member.workflowId]));
+  await team.dispose();
+});
+
+test('names are validated, reserved forever (also after failure), and the roster limit counts failed members', async () => {
+  const team = await newTeam(client, worker.taskQueue, 2);
+  expect((await rejectionOf(team.spawnTeammate({ name: 'Bad_Name', message: 'x' }))).type).toBe('InvalidMemberName');
+  expect((await rejectionOf(team.spawnTeammate({ name: 'lead', message: 'x' }))).type).toBe('InvalidMemberName');
+  expect((await rejectionOf(team.as('nobody').spawnTeammate({ name: 'x', message: 'x' }))).type).toBe('LeadOnly');
+
+  // Something else already holds bob's reserved id: the start fails, recovery inspects the holder
+  // (wrong type, not our child), drains it and the record fails. The name stays consumed.
+  const squatter = await client.workflow.start('noopUpdateBaseline', { taskQueue: worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'bob') });
+  const failed = await team.spawnTeammate({ name: 'bob', message: 'hello' });
+  expect(failed.member).toMatchObject({ name: 'bob', phase: 'failed' });
+  expect(failed.member.failure).toMatch(/mismatched workflow type/);
+  expect((await squatter.describe()).status.name).not.toBe('RUNNING');
+  expect((await rejectionOf(team.spawnTeammate({ name: 'bob', message: 'again' }))).type).toBe('MemberNameTaken');
+
+  await team.spawnTeammate({ name: 'carol', message: 'hi' });
+  const full = await rejectionOf(team.spawnTeammate({ name: 'dave', message: 'hi' }));
+  expect(full.type).toBe('RosterFull');
+  expect(full.message).toMatch(/2 of 2/);
+  await team.dispose();
+});
+
+test('sends are signals with inbox acceptance; the same message id is consumed once; senders are attributed by the runtime', async () => {
+  const team = await newTeam(client, worker.taskQueue);
+  await team.spawnTeammate({ name: 'alice', message: 'start' });
+  await team.spawnTeammate({ name: 'bob', message: 'start' });
+  await eventually(() => teammateState(team, 'bob'), (s) => s.status === 'idle' && s.consumed === 1);
+
+  const first = await team.sendMessage('bob', { text: 'once' }, 'msg-1');
+  expect(first).toMatchObject({ messageId: 'msg-1', to: 'bob', targetPhase: 'active' });
+  expect(['idle', 'running', 'starting']).toContain(first.targetStatus);
+  const again = await team.sendMessage('bob', { text: 'once' }, 'msg-1');
+  expect(again.messageId).toBe('msg-1');
+  // A different update id with the same message id: recorded once by the target anyway.
+  await team.update((await import('../../shared/definitions')).sendMessageUpdate, { to: 'bob', content: { text: 'once' }, messageId: 'msg-1' });
+  const bob = await eventually(() => teammateState(team, 'bob'), (s) => s.consumed === 2 && s.status === 'idle');
+  expect(bob.received).toBe(2);
+  expect(bob.conversation.filter((e) => e.messageId === 'msg-1')).toHaveLength(1);
+
+  // alice sends to bob and to the lead from inside her turn (scripted model); "from" is set by the runtime.
+  await team.sendMessage('alice', { script: [{ send: { to: 'bob', content: 'from alice' } }, { send: { to: 'lead', content: { done: true } } }] });
+  const bobAfter = await eventually(() => teammateState(team, 'bob'), (s) => s.conversation.some((e) => e.content === 'from alice'));
+  expect(bobAfter.conversation.find((e) => e.content === 'from alice')?.from).toBe('alice');
+  const leadInbox = await eventually(() => team.readLeadInbox(), (m) => m.length > 0);
+  expect(leadInbox).toEqual([expect.objectContaining({ from: 'alice', content: { done: true } })]);
+  const alice = await teammateState(team, 'alice');
+  expect(alice.conversation.find((e) => e.role === 'assistant' && e.turn === 2)?.receipts).toEqual([
+    expect.objectContaining({ ok: true, acceptance: expect.objectContaining({ to: 'bob', targetPhase: 'active' }) }),
+    expect.objectContaining({ ok: true, acceptance: expect.objectContaining({ to: 'lead', targetPhase: 'lead' }) }),
+  ]);
+
+  expect((await rejectionOf(team.sendMessage('zed', 'hi'))).type).toBe('UnknownMember');
+  expect((await rejectionOf(team.as('mallory').sendMessage('bob', 'hi'))).type).toBe('NotATeamMember');
+  expect((await rejectionOf(team.sendMessage('bob', undefined as never))).type).toBe('InvalidTeamCommand');
+  await team.dispose();
+});
+
+test('message content keeps an own __proto__ key through every hop and view', async () => {
+  const team = await newTeam(client, worker.taskQueue);
+  await team.spawnTeammate({ name: 'parser', message: 'start' });
+  const content = JSON.parse('{"__proto__":{"polluted":true},"text":"keep me"}') as Record<string, unknown>;
+  expect(Object.prototype.hasOwnProperty.call(content, '__proto__')).toBe(true);
+
+  await team.sendMessage('parser', content as never, 'proto-1');
+  const state = await eventually(() => teammateState(team, 'parser'), (s) => s.conversation.some((e) => e.messageId === 'proto-1'));
+  const delivered = state.conversation.find((e) => e.messageId === 'proto-1')?.content as Record<string, unknown>;
+  expect(Object.prototype.hasOwnProperty.call(delivered, '__proto__')).toBe(true);
+  expect(Object.getOwnPropertyDescriptor(delivered, '__proto__')?.value).toEqual({ polluted: true });
+  expect(delivered.text).toBe('keep me');
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+
+  // And back to the Lead's inbox through a teammate's turn.
+  await team.sendMessage('parser', { script: [{ send: { to: 'lead', content } }] } as never);
+  const [toLead] = await eventually(() => team.readLeadInbox(), (m) => m.length > 0);
+  expect(Object.prototype.hasOwnProperty.call(toLead!.content, '__proto__')).toBe(true);
+  await team.dispose();
+});
+
+test('a send to a cold teammate (no worker has it cached) is accepted and then consumed', async () => {
+  const taskQueue = uniqueId('tq-cold');
+  let coldWorker = await startWorker(taskQueue);
+  const team = await TeamClient.start(client, { teamId: uniqueId('team-cold'), taskQueue });
+  await team.spawnTeammate({ name: 'sleeper', message: 'start' });
+  await eventually(() => teammateState(team, 'sleeper'), (s) => s.status === 'idle');
+  await coldWorker.stop(); // every cached workflow is gone with this worker
+  coldWorker = await startWorker(taskQueue);
+  try {
+    const acceptance = await team.sendMessage('sleeper', 'wake up', 'cold-1');
+    expect(acceptance).toMatchObject({ messageId: 'cold-1', targetPhase: 'active' });
+    const state = await eventually(() => teammateState(team, 'sleeper'), (s) => s.conversation.some((e) => e.messageId === 'cold-1'));
+    expect(state.consumed).toBe(2);
+    await team.dispose();
+  } finally {
+    await coldWorker.stop();
+  }
+});
+
+test('waitForEdge wakes on the next edge after the call began, never replays earlier ones, and times out', async () => {
+  const team = await newTeam(client, worker.taskQueue);
+  await team.createTask({ subject: 'an earlier edge' });
+  expect(await team.waitForEdge(300)).toEqual({ woke: 'timeout' });
+
+  const waiting = team.waitForEdge(60_000, ['task']);
+  await new Promise((r) => setTimeout(r, 300));
+  await team.createTask({ subject: 'the edge' });
+  const woke = await waiting;
+  expect(woke).toMatchObject({ woke: 'edge', edge: { kind: 'task', subject: 'taskCreated' } });
+
+  const rosterWait = team.waitForEdge(60_000, ['roster']);
+  await new Promise((r) => setTimeout(r, 300));
+  await team.spawnTeammate({ name: 'waker', message: 'x' });
+  expect(await rosterWait).toMatchObject({ woke: 'edge', edge: { kind: 'roster', subject: 'memberProvisioning' } });
+  await team.dispose();
+});
+
+test('interrupt cancels the running turn, keeps the inbox and changes no task ownership', async () => {
+  const team = await newTeam(client, worker.taskQueue);
+  await team.spawnTeammate({ name: 'thinker', message: 'start' });
+  await eventually(() => teammateState(team, 'thinker'), (s) => s.status === 'idle');
+  const { task } = await team.createTask({ subject: 'owned by thinker' });
+  const assigned = (await team.assignTask({ taskId: task.id, expectedRevision: task.revision, owner: 'thinker' })).task;
+
+  await team.sendMessage('thinker', { script: [{ think: 60_000 }] }, 'long');
+  await eventually(() => teammateState(team, 'thinker'), (s) => s.status === 'running' && s.conversation.some((e) => e.messageId === 'long'));
+  await team.sendMessage('thinker', 'arrived meanwhile', 'meanwhile');
+  const during = await teammateState(team, 'thinker');
+  expect(during.pending.map((m) => m.messageId)).toEqual(['meanwhile']);
+
+  const started = Date.now();
+  const result = await team.interruptTeammate('thinker');
+  expect(result).toEqual({ name: 'thinker', statusAtInterrupt: 'running' });
+  const after = await eventually(() => teammateState(team, 'thinker'), (s) => s.interruptedTurns === 1 && s.conversation.some((e) => e.messageId === 'meanwhile'));
+  expect(Date.now() - started).toBeLessThan(30_000);
+  expect(after.conversation.some((e) => e.role === 'system' && JSON.stringify(e.content).includes('interrupted'))).toBe(true);
+  expect(after.received).toBe(3);
+
+  const history = await client.workflow.getHandle(teammateWorkflowId(team.teamId, 'thinker')).fetchHistory();
+  expect(history.events?.some((e) => e.activityTaskCancelRequestedEventAttributes)).toBe(true);
+  expect(await team.task(task.id)).toMatchObject({ owner: 'thinker', revision: assigned.revision });
+  expect((await rejectionOf(team.as('thinker').interruptTeammate('thinker'))).type).toBe('LeadOnly');
+  await team.dispose();
+});
+
+test('disposal stops every child (failed ones included) and leaves nothing running; later calls get TeamClosed', async () => {
+  const team = await newTeam(client, worker.taskQueue);
+  await team.spawnTeammate({ name: 'one', message: { script: [{ think: 60_000 }] } });
+  await team.spawnTeammate({ name: 'two', message: 'idle soon' });
+  await client.workflow.start('noopUpdateBaseline', { taskQueue: worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'three') });
+  expect((await team.spawnTeammate({ name: 'three', message: 'x' })).member.phase).toBe('failed');
+  await eventually(() => teammateState(team, 'one'), (s) => s.status === 'running');
+
+  const finalView = await team.dispose();
+  expect(finalView.admission).toBe('closed');
+  expect(finalView.members.map((m) => [m.name, m.phase])).toEqual([
+    ['one', 'stopped'],
+    ['two', 'stopped'],
+    ['three', 'stopped'],
+  ]);
+  expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual([]);
+  for (const name of ['one', 'two']) {
+    expect((await client.workflow.getHandle(teammateWorkflowId(team.teamId, name)).describe()).status.name).not.toBe('RUNNING');
+  }
+  expect((await rejectionOf(team.sendMessage('two', 'too late'))).type).toBe('TeamClosed');
+});

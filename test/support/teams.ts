@@ -1,0 +1,43 @@
+/** Shared helpers for Team integration tests. */
+import type { Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { TeamClient } from '../../client/teamClient';
+import { getTeammateStateQuery, type TeammateStateView } from '../../shared/definitions';
+import { teammateWorkflowId } from '../../shared/team';
+import { uniqueId } from './temporal';
+
+export async function newTeam(client: Client, taskQueue: string, maxMembers?: number): Promise<TeamClient> {
+  return TeamClient.start(client, { teamId: uniqueId('team'), taskQueue, ...(maxMembers !== undefined ? { maxMembers } : {}) });
+}
+
+export async function rejectionOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ApplicationFailure) return error;
+    throw error;
+  }
+  throw new Error('expected a typed rejection, got a result');
+}
+
+export function teammateState(team: TeamClient, name: string): Promise<TeammateStateView> {
+  return team.client.workflow.getHandle(teammateWorkflowId(team.teamId, name)).query(getTeammateStateQuery);
+}
+
+/** Polls a condition on real-server state (queries), for assertions about asynchronous progress. */
+export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await probe();
+  while (!accept(last)) {
+    if (Date.now() > deadline) throw new Error(`condition not reached within ${timeoutMs}ms; last value: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+    last = await probe();
+  }
+  return last;
+}
+
+export async function runningWorkflowsOfTeam(client: Client, teamId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const wf of client.workflow.list({ query: `AgentTeamId = "${teamId}" AND ExecutionStatus = "Running"` })) ids.push(wf.workflowId);
+  return ids;
+}
