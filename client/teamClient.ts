@@ -26,6 +26,7 @@ export interface StartTeamOptions {
   teamId: string;
   taskQueue?: string;
   maxMembers?: number;
+  teammateMaxTurnsPerRun?: number;
 }
 
 export interface RetryOptions {
@@ -68,7 +69,13 @@ export class TeamClient {
       await client.workflow.start<typeof teamLead>(defs.TEAM_LEAD_WORKFLOW_TYPE, {
         workflowId: options.teamId,
         taskQueue: options.taskQueue ?? defs.DEFAULT_TASK_QUEUE,
-        args: [{ teamId: options.teamId, ...(options.maxMembers !== undefined ? { maxMembers: options.maxMembers } : {}) }],
+        args: [
+          {
+            teamId: options.teamId,
+            ...(options.maxMembers !== undefined ? { maxMembers: options.maxMembers } : {}),
+            ...(options.teammateMaxTurnsPerRun !== undefined ? { teammateMaxTurnsPerRun: options.teammateMaxTurnsPerRun } : {}),
+          },
+        ],
         typedSearchAttributes: [
           { key: AGENT_TEAM_ID, value: options.teamId },
           { key: AGENT_TEAM_ROLE, value: 'lead' },

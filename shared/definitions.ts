@@ -161,6 +161,8 @@ export interface TeammateInput {
   /** Fork children: the Lead's completed-turn prefix, captured once at spawn. Fresh: empty. */
   seed: ConversationEntry[];
   initialMessage: InboxMessage;
+  /** Turns per run before continuing as new (bounds history growth); default 500. */
+  maxTurnsPerRun?: number;
   /** Present only on a continued run. */
   carried?: CarriedTeammateState;
 }
@@ -184,6 +186,9 @@ export interface TeammateStateView {
   seenMessageIds: string[];
   conversation: ConversationEntry[];
   continuedRuns: number;
+  /** Events in the current run's history, and whether the server suggests continuing as new. */
+  historyLength?: number;
+  continueAsNewSuggested?: boolean;
 }
 
 /** Unattributed inspection for people and UIs (no history is written). */
@@ -205,6 +210,8 @@ export interface LeadRunInfo {
 export interface TeamLeadInput {
   teamId: string;
   maxMembers?: number;
+  /** Passed to every teammate: turns per run before it continues as new (default 500). */
+  teammateMaxTurnsPerRun?: number;
   /** Present only on a continued run: everything the previous run owned. */
   carried?: CarriedLeadState;
 }

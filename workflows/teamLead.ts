@@ -93,7 +93,15 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
         try {
           await startChild<typeof teammate>(defs.TEAMMATE_WORKFLOW_TYPE, {
             workflowId: member.workflowId,
-            args: [{ descriptor, model: spawn.model, seed: [], initialMessage }],
+            args: [
+              {
+                descriptor,
+                model: spawn.model,
+                seed: [],
+                initialMessage,
+                ...(input.teammateMaxTurnsPerRun !== undefined ? { maxTurnsPerRun: input.teammateMaxTurnsPerRun } : {}),
+              },
+            ],
             // Children must outlive each Lead run (continue-as-new); disposal stops them explicitly.
             parentClosePolicy: ParentClosePolicy.ABANDON,
             workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -250,7 +258,7 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
   // Every accepted Update has been applied; let handlers (and waits, woken above) settle first.
   await condition(allHandlersFinished);
   if (!lead.disposeRequested) {
-    return await continueAsNew<typeof teamLead>({ teamId, maxMembers: lead.state.maxMembers, carried: lead.carry() });
+    return await continueAsNew<typeof teamLead>({ ...input, maxMembers: lead.state.maxMembers, carried: lead.carry() });
   }
   return { view: teamView(lead.state) };
 }

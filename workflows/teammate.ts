@@ -41,7 +41,7 @@ export async function teammate(input: TeammateInput): Promise<TeammateStateView>
       turnScope.cancel();
     }
   });
-  setHandler(defs.getTeammateStateQuery, () => mate.view());
+  setHandler(defs.getTeammateStateQuery, () => ({ ...mate.view(), historyLength: workflowInfo().historyLength, continueAsNewSuggested: workflowInfo().continueAsNewSuggested }));
 
   // Live status is advisory for the Lead (wait edges, send receipts); losing one to a closed Lead is harmless.
   const report = async (status: LiveStatus): Promise<void> => {
@@ -55,7 +55,8 @@ export async function teammate(input: TeammateInput): Promise<TeammateStateView>
   try {
     for (;;) {
       await condition(() => mate.hasPending() || mate.mustRollOver(workflowInfo().continueAsNewSuggested));
-      if (!mate.hasPending()) break; // roll over between turns, never inside one
+      // Roll over at a turn boundary, busy or not: pending messages travel in the carried inbox.
+      if (mate.mustRollOver(workflowInfo().continueAsNewSuggested)) break;
       const { turn, messages } = mate.beginTurn();
       await report('running');
       turnScope = new CancellationScope();

@@ -9,6 +9,8 @@ import { jsonProblem } from '../shared/json';
 
 /** Signals handled per run before continuing as new; the server allows 10,000 per run. */
 export const MAX_SIGNALS_PER_RUN = 5_000;
+/** Turns per run before continuing as new, unless the input says otherwise. */
+export const DEFAULT_MAX_TURNS_PER_RUN = 500;
 
 export class TeammateRun {
   inbox: InboxState;
@@ -18,6 +20,7 @@ export class TeammateRun {
   readonly continuedRuns: number;
   status: LiveStatus = 'idle';
   signalsThisRun = 0;
+  turnsThisRun = 0;
   /** Set by interrupt(); the workflow cancels the running turn's scope. */
   interruptRequested = false;
   rejectedDeliveries: { messageId: string; reason: string }[] = [];
@@ -52,7 +55,8 @@ export class TeammateRun {
   }
 
   mustRollOver(continueAsNewSuggested: boolean): boolean {
-    return continueAsNewSuggested || this.signalsThisRun >= MAX_SIGNALS_PER_RUN;
+    const maxTurns = this.input.maxTurnsPerRun ?? DEFAULT_MAX_TURNS_PER_RUN;
+    return continueAsNewSuggested || this.signalsThisRun >= MAX_SIGNALS_PER_RUN || this.turnsThisRun >= maxTurns;
   }
 
   /** Moves every pending message into the conversation as user entries of the next turn. */
@@ -60,6 +64,7 @@ export class TeammateRun {
     const { inbox, messages } = takePending(this.inbox);
     this.inbox = inbox;
     this.turns += 1;
+    this.turnsThisRun += 1;
     this.interruptRequested = false;
     this.status = 'running';
     for (const m of messages) this.conversation.push({ role: 'user', messageId: m.messageId, from: m.from, content: m.content, turn: this.turns });
