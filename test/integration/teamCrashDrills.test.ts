@@ -1,0 +1,141 @@
+/**
+ * Crash drills: the worker process is killed with SIGKILL during provisioning, during a send and
+ * during a teammate's turn, then a new worker process takes over. Each time the Team converges to
+ * the roster, board and delivered messages of an uninterrupted run. A Temporal reset of the Lead to
+ * a point before a provisioning settled is reconciled by the recovery activity.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import Long from 'long';
+import { TeamClient } from '../../client/teamClient';
+import { teammateWorkflowId } from '../../shared/team';
+import { connectClient, uniqueId } from '../support/temporal';
+import { eventually, runningWorkflowsOfTeam, teammateState } from '../support/teams';
+import { spawnWorkerProcess, type WorkerProcess } from '../support/workerProcess';
+
+let client: Client;
+let closeClient: () => Promise<void>;
+const workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  ({ client, close: closeClient } = await connectClient());
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  await closeClient();
+});
+
+async function worker(taskQueue: string): Promise<WorkerProcess> {
+  const w = await spawnWorkerProcess(taskQueue);
+  workers.push(w);
+  return w;
+}
+
+/** Resolves once the workflow's history has an event matching `match` (polling history, no worker needed). */
+async function untilEvent(workflowId: string, match: (e: { eventType?: unknown } & Record<string, unknown>) => boolean): Promise<void> {
+  await eventually(
+    async () => (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [],
+    (events) => events.some((e) => match(e as never)),
+    30_000,
+  );
+}
+
+test('SIGKILL during provisioning: the spawn settles active, exactly one child, initial message consumed once', async () => {
+  const taskQueue = uniqueId('tq-drill-prov');
+  const first = await worker(taskQueue);
+  const team = await TeamClient.start(client, { teamId: uniqueId('drill-prov'), taskQueue });
+  const spawning = team.spawnTeammate({ name: 'fresh-hand', message: { script: [{ think: 300 }] } });
+  await untilEvent(team.teamId, (e) => e.workflowExecutionUpdateAcceptedEventAttributes !== undefined && e.workflowExecutionUpdateAcceptedEventAttributes !== null);
+  await first.kill();
+  await worker(taskQueue);
+
+  const { member, initialMessageId } = await spawning;
+  expect(member).toMatchObject({ name: 'fresh-hand', phase: 'active' });
+  const state = await eventually(() => teammateState(team, 'fresh-hand'), (s) => s.consumed === 1 && s.status === 'idle');
+  expect(state.seenMessageIds).toEqual([initialMessageId]);
+  expect(state.conversation.filter((e) => e.role === 'user')).toHaveLength(1);
+  expect((await team.view()).members.map((m) => [m.name, m.phase])).toEqual([['fresh-hand', 'active']]);
+  await team.dispose();
+  expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual([]);
+});
+
+test('SIGKILL during a send and during a turn: every message is delivered exactly once and the board is intact', async () => {
+  const taskQueue = uniqueId('tq-drill-send');
+  let current = await worker(taskQueue);
+  const team = await TeamClient.start(client, { teamId: uniqueId('drill-send'), taskQueue });
+  await team.spawnTeammate({ name: 'alice', message: 'start' });
+  await team.spawnTeammate({ name: 'bob', message: 'start' });
+  const { task } = await team.createTask({ subject: 'owned across crashes' });
+  await team.assignTask({ taskId: task.id, expectedRevision: task.revision, owner: 'alice' });
+  await eventually(() => teammateState(team, 'bob'), (s) => s.status === 'idle' && s.consumed === 1);
+
+  // During a send: alice works, then relays three messages to bob through the Lead.
+  const relay = { script: [{ think: 1_500 }, ...[1, 2, 3].map((n) => ({ send: { to: 'bob', content: `relay ${n}` } }))] };
+  await team.sendMessage('alice', relay, 'relay-order');
+  await eventually(() => teammateState(team, 'alice'), (s) => s.status === 'running');
+  await new Promise((r) => setTimeout(r, 1_600)); // the think is over: the sends are under way
+  await current.kill();
+  current = await worker(taskQueue);
+
+  // During a turn: bob thinks for a while; the worker dies mid-activity; a new one retries the turn.
+  await team.sendMessage('bob', { script: [{ think: 2_000 }] }, 'long-turn');
+  await eventually(() => teammateState(team, 'bob'), (s) => s.status === 'running' && s.conversation.some((e) => e.messageId === 'long-turn'));
+  await current.kill();
+  await worker(taskQueue);
+  const burst = await Promise.all(Array.from({ length: 5 }, () => team.sendMessage('bob', 'after the crash', randomUUID())));
+
+  const bob = await eventually(
+    () => teammateState(team, 'bob'),
+    (s) => s.status === 'idle' && s.consumed === 1 + 3 + 1 + 5,
+    120_000,
+  );
+  const contents = bob.conversation.filter((e) => e.role === 'user').map((e) => e.content);
+  expect(contents.filter((c) => typeof c === 'string' && c.startsWith('relay '))).toEqual(['relay 1', 'relay 2', 'relay 3']);
+  expect(bob.conversation.filter((e) => e.messageId === 'long-turn')).toHaveLength(1);
+  expect(new Set(bob.seenMessageIds)).toEqual(new Set([...bob.conversation.filter((e) => e.role === 'user').map((e) => e.messageId)]));
+  expect(burst.every((a) => a.targetPhase === 'active')).toBe(true);
+  const alice = await teammateState(team, 'alice');
+  expect(alice.conversation.find((e) => e.role === 'assistant' && e.turn === 2)?.receipts?.map((r) => r.ok)).toEqual([true, true, true]);
+
+  const view = await team.view();
+  expect(view.members.map((m) => [m.name, m.phase])).toEqual([
+    ['alice', 'active'],
+    ['bob', 'active'],
+  ]);
+  expect(view.tasks).toEqual([expect.objectContaining({ id: 1, owner: 'alice', revision: 2 })]);
+  await team.dispose();
+  expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual([]);
+});
+
+test('a Lead reset to before a provisioning settled is reconciled from the child: active, no orphan', async () => {
+  const taskQueue = uniqueId('tq-drill-reset');
+  await worker(taskQueue);
+  const team = await TeamClient.start(client, { teamId: uniqueId('drill-reset'), taskQueue });
+  await team.spawnTeammate({ name: 'survivor', message: 'start' });
+  const history = await team.handle().fetchHistory();
+  const initiated = history.events?.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
+  const resetPoint = initiated?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowTaskCompletedEventId;
+  expect(resetPoint).toBeDefined();
+  const { runId: oldRunId } = await team.handle().describe();
+
+  await client.workflowService.resetWorkflowExecution({
+    namespace: 'default',
+    workflowExecution: { workflowId: team.teamId, runId: oldRunId },
+    workflowTaskFinishEventId: Long.fromValue(resetPoint!),
+    requestId: randomUUID(),
+    reason: 'crash drill: reset before the provisioning settled',
+  });
+
+  const settled = await eventually(() => team.view(), (v) => v.members[0]?.phase !== 'provisioning');
+  expect(settled.members.map((m) => [m.name, m.phase])).toEqual([['survivor', 'active']]);
+  const newHistory = await team.handle().fetchHistory();
+  expect(newHistory.events?.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'reconcileTeammate')).toBe(true);
+  expect((await team.handle().describe()).runId).not.toBe(oldRunId);
+
+  // The same child, still alive and reachable; disposal then leaves nothing running.
+  await team.sendMessage('survivor', 'after the reset', 'after-reset');
+  await eventually(() => teammateState(team, 'survivor'), (s) => s.conversation.some((e) => e.messageId === 'after-reset'));
+  expect((await client.workflow.getHandle(teammateWorkflowId(team.teamId, 'survivor')).describe()).status.name).toBe('RUNNING');
+  await team.dispose();
+  expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual([]);
+});
