@@ -41,3 +41,30 @@ export async function runDemoScenario(team: TeamClient, log: (line: string) => v
   const board = await team.listTasks();
   log(`board: ${board.map((t) => `#${t.id} ${t.status}${t.ready ? ' (ready)' : ''}`).join(', ')}`);
 }
+
+/**
+ * Teammates: two children spawned by the Lead, a message relayed between them by the scripted
+ * model, a report back to the Lead's inbox, and a wait on the mailbox edge instead of polling.
+ */
+export async function runDemoTeammates(team: TeamClient, log: (line: string) => void = () => undefined): Promise<void> {
+  const parser = await team.spawnTeammate({ name: 'parser-dev', message: { task: 'implement the parser', script: [{ think: 200 }] } });
+  log(`spawned ${parser.member.name} (${parser.member.phase}) as child workflow ${parser.member.workflowId}`);
+  const tester = await team.spawnTeammate({ name: 'test-writer', message: 'write the parser tests when parser-dev is done' });
+  log(`spawned ${tester.member.name} (${tester.member.phase})`);
+
+  const inboxEdge = team.waitForEdge(30_000, ['mailbox']);
+  const receipt = await team.sendMessage('parser-dev', {
+    script: [{ send: { to: 'test-writer', content: 'parser is ready for tests' } }, { send: { to: 'lead', content: { done: 'parser' } } }],
+  });
+  log(`sent to parser-dev: accepted as ${receipt.messageId} (target ${receipt.targetPhase}, ${receipt.targetStatus})`);
+  const woke = await inboxEdge;
+  log(`waitForEdge woke on ${woke.woke === 'edge' ? `${woke.edge.kind} edge #${woke.edge.seq}` : woke.woke}`);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const messages = await team.readLeadInbox();
+    if (messages.length > 0) {
+      log(`lead inbox: ${messages.map((m) => `${m.from}: ${JSON.stringify(m.content)}`).join('; ')}`);
+      break;
+    }
+    await team.waitForEdge(2_000, ['mailbox']);
+  }
+}

@@ -12,7 +12,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
 import { createTeamWorker } from '../worker/createWorker';
 import { ensureTemporalCli, startDevServer } from './devServer';
-import { runDemoScenario } from './demoScenario';
+import { runDemoScenario, runDemoTeammates } from './demoScenario';
 
 const OUT = path.join(__dirname, '..', 'test', 'histories');
 
@@ -28,9 +28,12 @@ async function main(): Promise<void> {
     await worker.runUntil(async () => {
       const team = await TeamClient.start(client, { teamId: `history-demo-${version}`, taskQueue: 'record-histories' });
       await runDemoScenario(team, (line) => console.log(`  ${line}`));
+      await runDemoTeammates(team, (line) => console.log(`  ${line}`));
+      const { members } = await team.view();
       await team.dispose();
       await team.handle().result();
       save(server.address, team.teamId, `teamLead-demo-${version}.json`);
+      for (const member of members) save(server.address, member.workflowId, `teammate-${member.name}-${version}.json`);
     });
   } finally {
     await closeWorker();

@@ -12,7 +12,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
 import { DEFAULT_TASK_QUEUE } from '../shared/definitions';
 import { createTeamWorker } from '../worker/createWorker';
-import { runDemoScenario } from './demoScenario';
+import { runDemoScenario, runDemoTeammates } from './demoScenario';
 import { freePort, startDevServer } from './devServer';
 
 async function portIsFree(port: number): Promise<boolean> {
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   console.log(`[3/4] starting demo Team ${teamId}…`);
   const team = await TeamClient.start(client, { teamId, taskQueue: DEFAULT_TASK_QUEUE });
   await runDemoScenario(team, (line) => console.log(`      ${line}`));
+  await runDemoTeammates(team, (line) => console.log(`      ${line}`));
 
   console.log('[4/4] done. Inspect the Team:');
   console.log(`      Web UI:  ${server.uiUrl}/namespaces/default/workflows/${encodeURIComponent(teamId)}`);
@@ -64,6 +65,8 @@ async function main(): Promise<void> {
     await server.stop();
   };
   if (once) {
+    const finalView = await team.dispose(); // leave nothing running in the persistent database
+    console.log(`      disposed: ${finalView.members.map((m) => `${m.name} ${m.phase}`).join(', ')}`);
     await shutdown();
     return;
   }
