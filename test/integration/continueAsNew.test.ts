@@ -4,29 +4,18 @@
  * answered from memory after it, never applied twice.
  */
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
 import { TeamClient } from '../../client/teamClient';
 import { editTaskUpdate } from '../../shared/definitions';
-import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
+import { useClientAndWorker } from '../support/harness';
+import { uniqueId } from '../support/temporal';
 
-let client: Client;
-let closeClient: () => Promise<void>;
-let worker: RunningWorker;
-
-beforeAll(async () => {
-  ({ client, close: closeClient } = await connectClient());
-  worker = await startWorker();
-});
-afterAll(async () => {
-  await worker.stop();
-  await closeClient();
-});
+const env = useClientAndWorker();
 
 const TASKS = 1_040;
 const LANES = 8;
 
 test('more than 5,000 mutations roll the Lead over and end in the state a sequential model predicts', async () => {
-  const team = await TeamClient.start(client, { teamId: uniqueId('team-can'), taskQueue: worker.taskQueue });
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('team-can'), taskQueue: env.worker.taskQueue });
   // Each lane owns a disjoint set of tasks and runs its mutations in order; lanes interleave freely.
   // Model: every task ends completed at revision 5, owned by lead, with its last description.
   let mutations = 0;
@@ -57,12 +46,12 @@ test('more than 5,000 mutations roll the Lead over and end in the state a sequen
 
   const info = await team.runInfo();
   expect(info.continuedRuns).toBeGreaterThanOrEqual(3);
-  const runs = await collect(client.workflow.list({ query: `WorkflowId = "${team.teamId}"` }));
+  const runs = await collect(env.client.workflow.list({ query: `WorkflowId = "${team.teamId}"` }));
   expect(runs.filter((r) => r.status.name === 'CONTINUED_AS_NEW').length).toBe(info.continuedRuns);
 });
 
 test('an Update retried after the run that applied it continued as new is answered, not re-applied', async () => {
-  const team = await TeamClient.start(client, { teamId: uniqueId('team-dedupe'), taskQueue: worker.taskQueue });
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('team-dedupe'), taskQueue: env.worker.taskQueue });
   const { task } = await team.createTask({ subject: 'edited many times' });
   const sent: { updateId: string; revision: number }[] = [];
   let revision = task.revision;

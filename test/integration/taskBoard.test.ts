@@ -1,36 +1,15 @@
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { claimTaskUpdate } from '../../shared/definitions';
 import { ApplicationFailure } from '@temporalio/common';
 import { TeamClient } from '../../client/teamClient';
 import type { TeamRejection } from '../../shared/team';
-import { connectClient, historyLength, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
+import { newTeam as newTeamOn, rejectionOf } from '../support/teams';
+import { useClientAndWorker } from '../support/harness';
+import { connectClient, historyLength } from '../support/temporal';
 
-let client: Client;
-let closeClient: () => Promise<void>;
-let worker: RunningWorker;
+const env = useClientAndWorker();
 
-beforeAll(async () => {
-  ({ client, close: closeClient } = await connectClient());
-  worker = await startWorker();
-});
-afterAll(async () => {
-  await worker.stop();
-  await closeClient();
-});
-
-async function newTeam(): Promise<TeamClient> {
-  return TeamClient.start(client, { teamId: uniqueId('team'), taskQueue: worker.taskQueue });
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ApplicationFailure) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection, got a result');
-}
+const newTeam = (): Promise<TeamClient> => newTeamOn(env.client, env.worker.taskQueue);
 
 test('a task goes through create, claim, complete with one revision per mutation', async () => {
   const team = await newTeam();
@@ -55,7 +34,7 @@ test('a stale expectedRevision is rejected with TaskRevisionConflict and writes 
   const team = await newTeam();
   await team.createTask({ subject: 'a' });
   await team.editTask({ taskId: 1, expectedRevision: 1, description: 'first edit' });
-  const before = await historyLength(client, team.teamId);
+  const before = await historyLength(env.client, team.teamId);
 
   const failure = await rejectionOf(team.editTask({ taskId: 1, expectedRevision: 1, description: 'stale edit' }));
   expect(failure.type).toBe('TaskRevisionConflict');
@@ -63,14 +42,14 @@ test('a stale expectedRevision is rejected with TaskRevisionConflict and writes 
   const rejection = failure.details?.[0] as TeamRejection;
   expect(rejection.currentTask).toMatchObject({ id: 1, revision: 2, description: 'first edit' });
 
-  expect(await historyLength(client, team.teamId)).toBe(before);
+  expect(await historyLength(env.client, team.teamId)).toBe(before);
   expect((await team.task(1))?.description).toBe('first edit');
 });
 
 test('malformed input, unknown tasks and non-members get typed rejections and change nothing', async () => {
   const team = await newTeam();
   await team.createTask({ subject: 'a' });
-  const before = await historyLength(client, team.teamId);
+  const before = await historyLength(env.client, team.teamId);
   const viewBefore = await team.view();
 
   expect((await rejectionOf(team.createTask({ subject: '' }))).type).toBe('InvalidTeamCommand');
@@ -81,7 +60,7 @@ test('malformed input, unknown tasks and non-members get typed rejections and ch
   expect((await rejectionOf(team.createTask({ subject: 'b', dependencies: [7] }))).type).toBe('InvalidTaskDependency');
   expect((await rejectionOf(team.as('mallory').dispose())).type).toBe('LeadOnly');
 
-  expect(await historyLength(client, team.teamId)).toBe(before);
+  expect(await historyLength(env.client, team.teamId)).toBe(before);
   expect(await team.view()).toEqual(viewBefore);
 });
 

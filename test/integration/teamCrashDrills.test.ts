@@ -5,36 +5,22 @@
  * a point before a provisioning settled is reconciled by the recovery activity.
  */
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
 import Long from 'long';
 import { TeamClient } from '../../client/teamClient';
 import { teammateWorkflowId } from '../../shared/team';
-import { connectClient, uniqueId } from '../support/temporal';
+import { useClientAndWorkerProcesses } from '../support/harness';
+import { uniqueId } from '../support/temporal';
 import { eventually, runningWorkflowsOfTeam, teammateState } from '../support/teams';
-import { spawnWorkerProcess, type WorkerProcess } from '../support/workerProcess';
+import type { WorkerProcess } from '../support/workerProcess';
 
-let client: Client;
-let closeClient: () => Promise<void>;
-const workers: WorkerProcess[] = [];
+const env = useClientAndWorkerProcesses();
 
-beforeAll(async () => {
-  ({ client, close: closeClient } = await connectClient());
-});
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.stop()));
-  await closeClient();
-});
-
-async function worker(taskQueue: string): Promise<WorkerProcess> {
-  const w = await spawnWorkerProcess(taskQueue);
-  workers.push(w);
-  return w;
-}
+const worker = (taskQueue: string): Promise<WorkerProcess> => env.spawnWorker(taskQueue);
 
 /** Resolves once the workflow's history has an event matching `match` (polling history, no worker needed). */
 async function untilEvent(workflowId: string, match: (e: { eventType?: unknown } & Record<string, unknown>) => boolean): Promise<void> {
   await eventually(
-    async () => (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [],
+    async () => (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [],
     (events) => events.some((e) => match(e as never)),
     30_000,
   );
@@ -43,7 +29,7 @@ async function untilEvent(workflowId: string, match: (e: { eventType?: unknown }
 test('SIGKILL during provisioning: the spawn settles active, exactly one child, initial message consumed once', async () => {
   const taskQueue = uniqueId('tq-drill-prov');
   const first = await worker(taskQueue);
-  const team = await TeamClient.start(client, { teamId: uniqueId('drill-prov'), taskQueue });
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('drill-prov'), taskQueue });
   const spawning = team.spawnTeammate({ name: 'fresh-hand', message: { script: [{ think: 300 }] } });
   await untilEvent(team.teamId, (e) => e.workflowExecutionUpdateAcceptedEventAttributes !== undefined && e.workflowExecutionUpdateAcceptedEventAttributes !== null);
   await first.kill();
@@ -56,13 +42,13 @@ test('SIGKILL during provisioning: the spawn settles active, exactly one child, 
   expect(state.conversation.filter((e) => e.role === 'user')).toHaveLength(1);
   expect((await team.view()).members.map((m) => [m.name, m.phase])).toEqual([['fresh-hand', 'active']]);
   await team.dispose();
-  expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual([]);
+  expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
 });
 
 test('SIGKILL during a send and during a turn: every message is delivered exactly once and the board is intact', async () => {
   const taskQueue = uniqueId('tq-drill-send');
   let current = await worker(taskQueue);
-  const team = await TeamClient.start(client, { teamId: uniqueId('drill-send'), taskQueue });
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('drill-send'), taskQueue });
   await team.spawnTeammate({ name: 'alice', message: 'start' });
   await team.spawnTeammate({ name: 'bob', message: 'start' });
   const { task } = await team.createTask({ subject: 'owned across crashes' });
@@ -104,13 +90,13 @@ test('SIGKILL during a send and during a turn: every message is delivered exactl
   ]);
   expect(view.tasks).toEqual([expect.objectContaining({ id: 1, owner: 'alice', revision: 2 })]);
   await team.dispose();
-  expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual([]);
+  expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
 });
 
 test('a Lead reset to before a provisioning settled is reconciled from the child: active, no orphan', async () => {
   const taskQueue = uniqueId('tq-drill-reset');
   await worker(taskQueue);
-  const team = await TeamClient.start(client, { teamId: uniqueId('drill-reset'), taskQueue });
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('drill-reset'), taskQueue });
   await team.spawnTeammate({ name: 'survivor', message: 'start' });
   const history = await team.handle().fetchHistory();
   const initiated = history.events?.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
@@ -118,7 +104,7 @@ test('a Lead reset to before a provisioning settled is reconciled from the child
   expect(resetPoint).toBeDefined();
   const { runId: oldRunId } = await team.handle().describe();
 
-  await client.workflowService.resetWorkflowExecution({
+  await env.client.workflowService.resetWorkflowExecution({
     namespace: 'default',
     workflowExecution: { workflowId: team.teamId, runId: oldRunId },
     workflowTaskFinishEventId: Long.fromValue(resetPoint!),
@@ -135,7 +121,7 @@ test('a Lead reset to before a provisioning settled is reconciled from the child
   // The same child, still alive and reachable; disposal then leaves nothing running.
   await team.sendMessage('survivor', 'after the reset', 'after-reset');
   await eventually(() => teammateState(team, 'survivor'), (s) => s.conversation.some((e) => e.messageId === 'after-reset'));
-  expect((await client.workflow.getHandle(teammateWorkflowId(team.teamId, 'survivor')).describe()).status.name).toBe('RUNNING');
+  expect((await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'survivor')).describe()).status.name).toBe('RUNNING');
   await team.dispose();
-  expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual([]);
+  expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
 });

@@ -2,26 +2,15 @@
  * Continue-as-new with teammates: children outlive every Lead run (sends, interrupts and disposal
  * still reach them), and a teammate rolls over on its own without losing an inbox item.
  */
-import type { Client } from '@temporalio/client';
 import { TeamClient } from '../../client/teamClient';
-import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
+import { useClientAndWorker } from '../support/harness';
+import { uniqueId } from '../support/temporal';
 import { eventually, newTeam, runningWorkflowsOfTeam, teammateState } from '../support/teams';
 
-let client: Client;
-let closeClient: () => Promise<void>;
-let worker: RunningWorker;
-
-beforeAll(async () => {
-  ({ client, close: closeClient } = await connectClient());
-  worker = await startWorker();
-});
-afterAll(async () => {
-  await worker.stop();
-  await closeClient();
-});
+const env = useClientAndWorker();
 
 test('teammates survive the Lead continuing as new; sends and disposal still reach them', async () => {
-  const team = await newTeam(client, worker.taskQueue);
+  const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'survivor', message: 'start' });
   const before = await team.runInfo();
   for (let batch = 0; batch < 11; batch++) {
@@ -37,11 +26,11 @@ test('teammates survive the Lead continuing as new; sends and disposal still rea
   expect((await team.view()).members.map((m) => [m.name, m.phase])).toEqual([['survivor', 'active']]);
 
   await team.dispose();
-  expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual([]);
+  expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
 });
 
 test('a teammate continues as new without losing or repeating an inbox item', async () => {
-  const team = await TeamClient.start(client, { teamId: uniqueId('team-mate-can'), taskQueue: worker.taskQueue, teammateMaxTurnsPerRun: 25 });
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('team-mate-can'), taskQueue: env.worker.taskQueue, teammateMaxTurnsPerRun: 25 });
   await team.spawnTeammate({ name: 'busy', message: 'start' });
   // One at a time, so most messages get a turn of their own, racing the teammate's roll-overs.
   const SENDS = 200;

@@ -3,27 +3,16 @@
  * reconciliation of a taken reserved id, sends with inbox acceptance and de-duplication, sender
  * attribution, cold targets, `__proto__` content, wait edges, interrupt and disposal.
  */
-import type { Client } from '@temporalio/client';
 import { TeamClient } from '../../client/teamClient';
 import { teammateWorkflowId } from '../../shared/team';
-import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
+import { useClientAndWorker } from '../support/harness';
+import { startWorker, uniqueId } from '../support/temporal';
 import { eventually, newTeam, rejectionOf, runningWorkflowsOfTeam, teammateState } from '../support/teams';
 
-let client: Client;
-let closeClient: () => Promise<void>;
-let worker: RunningWorker;
-
-beforeAll(async () => {
-  ({ client, close: closeClient } = await connectClient());
-  worker = await startWorker();
-});
-afterAll(async () => {
-  await worker.stop();
-  await closeClient();
-});
+const env = useClientAndWorker();
 
 test('spawning records provisioning then active, starts the reserved child with the initial message first in its inbox', async () => {
-  const team = await newTeam(client, worker.taskQueue);
+  const team = await newTeam(env.client, env.worker.taskQueue);
   const { member, initialMessageId } = await team.spawnTeammate({ name: 'api-writer', message: { task: 'write the API' } });
   expect(member).toMatchObject({ name: 'api-writer', phase: 'active', context: 'fresh', workflowId: teammateWorkflowId(team.teamId, 'api-writer'), revision: 2 });
 
@@ -31,24 +20,24 @@ test('spawning records provisioning then active, starts the reserved child with 
   expect(state.seenMessageIds).toEqual([initialMessageId]);
   expect(state.conversation[0]).toMatchObject({ role: 'user', from: 'lead', messageId: initialMessageId, content: { task: 'write the API' }, turn: 1 });
 
-  const description = await client.workflow.getHandle(member.workflowId).describe();
+  const description = await env.client.workflow.getHandle(member.workflowId).describe();
   expect(description.type).toBe('teammate');
   expect(description.parentExecution?.workflowId).toBe(team.teamId);
   const roster = (await team.view()).members;
   expect(roster.map((m) => [m.name, m.phase])).toEqual([['api-writer', 'active']]);
-  expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual(expect.arrayContaining([team.teamId, member.workflowId]));
+  expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual(expect.arrayContaining([team.teamId, member.workflowId]));
   await team.dispose();
 });
 
 test('names are validated, reserved forever (also after failure), and the roster limit counts failed members', async () => {
-  const team = await newTeam(client, worker.taskQueue, 2);
+  const team = await newTeam(env.client, env.worker.taskQueue, 2);
   expect((await rejectionOf(team.spawnTeammate({ name: 'Bad_Name', message: 'x' }))).type).toBe('InvalidMemberName');
   expect((await rejectionOf(team.spawnTeammate({ name: 'lead', message: 'x' }))).type).toBe('InvalidMemberName');
   expect((await rejectionOf(team.as('nobody').spawnTeammate({ name: 'x', message: 'x' }))).type).toBe('LeadOnly');
 
   // Something else already holds bob's reserved id: the start fails, recovery inspects the holder
   // (wrong type, not our child), drains it and the record fails. The name stays consumed.
-  const squatter = await client.workflow.start('noopUpdateBaseline', { taskQueue: worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'bob') });
+  const squatter = await env.client.workflow.start('noopUpdateBaseline', { taskQueue: env.worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'bob') });
   const failed = await team.spawnTeammate({ name: 'bob', message: 'hello' });
   expect(failed.member).toMatchObject({ name: 'bob', phase: 'failed' });
   expect(failed.member.failure).toMatch(/mismatched workflow type/);
@@ -63,7 +52,7 @@ test('names are validated, reserved forever (also after failure), and the roster
 });
 
 test('sends are signals with inbox acceptance; the same message id is consumed once; senders are attributed by the runtime', async () => {
-  const team = await newTeam(client, worker.taskQueue);
+  const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'alice', message: 'start' });
   await team.spawnTeammate({ name: 'bob', message: 'start' });
   await eventually(() => teammateState(team, 'bob'), (s) => s.status === 'idle' && s.consumed === 1);
@@ -98,7 +87,7 @@ test('sends are signals with inbox acceptance; the same message id is consumed o
 });
 
 test('message content keeps an own __proto__ key through every hop and view', async () => {
-  const team = await newTeam(client, worker.taskQueue);
+  const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'parser', message: 'start' });
   const content = JSON.parse('{"__proto__":{"polluted":true},"text":"keep me"}') as Record<string, unknown>;
   expect(Object.prototype.hasOwnProperty.call(content, '__proto__')).toBe(true);
@@ -121,7 +110,7 @@ test('message content keeps an own __proto__ key through every hop and view', as
 test('a send to a cold teammate (no worker has it cached) is accepted and then consumed', async () => {
   const taskQueue = uniqueId('tq-cold');
   let coldWorker = await startWorker(taskQueue);
-  const team = await TeamClient.start(client, { teamId: uniqueId('team-cold'), taskQueue });
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('team-cold'), taskQueue });
   await team.spawnTeammate({ name: 'sleeper', message: 'start' });
   await eventually(() => teammateState(team, 'sleeper'), (s) => s.status === 'idle');
   await coldWorker.stop(); // every cached workflow is gone with this worker
@@ -138,7 +127,7 @@ test('a send to a cold teammate (no worker has it cached) is accepted and then c
 });
 
 test('waitForEdge wakes on the next edge after the call began, never replays earlier ones, and times out', async () => {
-  const team = await newTeam(client, worker.taskQueue);
+  const team = await newTeam(env.client, env.worker.taskQueue);
   await team.createTask({ subject: 'an earlier edge' });
   expect(await team.waitForEdge(300)).toEqual({ woke: 'timeout' });
 
@@ -156,7 +145,7 @@ test('waitForEdge wakes on the next edge after the call began, never replays ear
 });
 
 test('interrupt cancels the running turn, keeps the inbox and changes no task ownership', async () => {
-  const team = await newTeam(client, worker.taskQueue);
+  const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'thinker', message: 'start' });
   await eventually(() => teammateState(team, 'thinker'), (s) => s.status === 'idle');
   const { task } = await team.createTask({ subject: 'owned by thinker' });
@@ -176,7 +165,7 @@ test('interrupt cancels the running turn, keeps the inbox and changes no task ow
   expect(after.conversation.some((e) => e.role === 'system' && JSON.stringify(e.content).includes('interrupted'))).toBe(true);
   expect(after.received).toBe(3);
 
-  const history = await client.workflow.getHandle(teammateWorkflowId(team.teamId, 'thinker')).fetchHistory();
+  const history = await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'thinker')).fetchHistory();
   expect(history.events?.some((e) => e.activityTaskCancelRequestedEventAttributes)).toBe(true);
   expect(await team.task(task.id)).toMatchObject({ owner: 'thinker', revision: assigned.revision });
   expect((await rejectionOf(team.as('thinker').interruptTeammate('thinker'))).type).toBe('LeadOnly');
@@ -184,10 +173,10 @@ test('interrupt cancels the running turn, keeps the inbox and changes no task ow
 });
 
 test('disposal stops every child (failed ones included) and leaves nothing running; later calls get TeamClosed', async () => {
-  const team = await newTeam(client, worker.taskQueue);
+  const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'one', message: { script: [{ think: 60_000 }] } });
   await team.spawnTeammate({ name: 'two', message: 'idle soon' });
-  await client.workflow.start('noopUpdateBaseline', { taskQueue: worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'three') });
+  await env.client.workflow.start('noopUpdateBaseline', { taskQueue: env.worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'three') });
   expect((await team.spawnTeammate({ name: 'three', message: 'x' })).member.phase).toBe('failed');
   await eventually(() => teammateState(team, 'one'), (s) => s.status === 'running');
 
@@ -198,9 +187,9 @@ test('disposal stops every child (failed ones included) and leaves nothing runni
     ['two', 'stopped'],
     ['three', 'stopped'],
   ]);
-  expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual([]);
+  expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
   for (const name of ['one', 'two']) {
-    expect((await client.workflow.getHandle(teammateWorkflowId(team.teamId, name)).describe()).status.name).not.toBe('RUNNING');
+    expect((await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, name)).describe()).status.name).not.toBe('RUNNING');
   }
   expect((await rejectionOf(team.sendMessage('two', 'too late'))).type).toBe('TeamClosed');
 });

@@ -2,29 +2,18 @@
  * Crash drill: the worker process is killed with SIGKILL in the middle of a sequence of task
  * mutations and a new worker process replaces it. The board ends exactly as an uninterrupted run.
  */
-import type { Client } from '@temporalio/client';
 import { TeamClient } from '../../client/teamClient';
-import { connectClient, uniqueId } from '../support/temporal';
-import { spawnWorkerProcess, type WorkerProcess } from '../support/workerProcess';
+import { useClientAndWorkerProcesses } from '../support/harness';
+import { uniqueId } from '../support/temporal';
 
-let client: Client;
-let closeClient: () => Promise<void>;
-const workers: WorkerProcess[] = [];
-
-beforeAll(async () => {
-  ({ client, close: closeClient } = await connectClient());
-});
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.stop()));
-  await closeClient();
-});
+const env = useClientAndWorkerProcesses();
 
 const TASKS = 30;
 
 test('a worker killed with SIGKILL mid-sequence and replaced leaves the board intact', async () => {
   const taskQueue = uniqueId('tq-crash');
-  workers.push(await spawnWorkerProcess(taskQueue));
-  const team = await TeamClient.start(client, { teamId: uniqueId('team-crash'), taskQueue });
+  const first = await env.spawnWorker(taskQueue);
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('team-crash'), taskQueue });
 
   let completed = 0;
   const sequence = (async () => {
@@ -37,9 +26,9 @@ test('a worker killed with SIGKILL mid-sequence and replaced leaves the board in
   })();
 
   while (completed < TASKS / 3) await new Promise((r) => setTimeout(r, 20));
-  await workers[0]!.kill();
+  await first.kill();
   const killedAt = completed;
-  workers.push(await spawnWorkerProcess(taskQueue));
+  await env.spawnWorker(taskQueue);
   await sequence;
 
   expect(killedAt).toBeLessThan(TASKS);
