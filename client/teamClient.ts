@@ -15,7 +15,7 @@ import { Semaphore } from 'async-mutex';
 import * as defs from '../shared/definitions';
 import { TEAM_CLOSED, TEAM_ROLLING_OVER } from '../shared/failures';
 import { AGENT_TEAM_ID, AGENT_TEAM_ROLE } from '../shared/searchAttributes';
-import type { TaskMutationResult, TaskSnapshot, TaskView, TeamView } from '../shared/team';
+import type { LegacyMailbox, TaskMutationResult, TaskSnapshot, TaskView, TeamView } from '../shared/team';
 import { LEAD } from '../shared/team';
 import type { InboxMessage } from '../shared/inbox';
 import type { JsonValue } from '../shared/json';
@@ -27,6 +27,8 @@ export interface StartTeamOptions {
   taskQueue?: string;
   maxMembers?: number;
   teammateMaxTurnsPerRun?: number;
+  /** Historical Lead-log mailbox records to keep readable (never delivered). */
+  legacyMailbox?: unknown[];
 }
 
 export interface RetryOptions {
@@ -74,6 +76,7 @@ export class TeamClient {
             teamId: options.teamId,
             ...(options.maxMembers !== undefined ? { maxMembers: options.maxMembers } : {}),
             ...(options.teammateMaxTurnsPerRun !== undefined ? { teammateMaxTurnsPerRun: options.teammateMaxTurnsPerRun } : {}),
+            ...(options.legacyMailbox !== undefined ? { legacyMailbox: options.legacyMailbox } : {}),
           },
         ],
         typedSearchAttributes: [
@@ -157,6 +160,9 @@ export class TeamClient {
   }
   task(taskId: number): Promise<TaskSnapshot | null> {
     return this.handle().query(defs.getTaskQuery, { taskId });
+  }
+  legacyMailbox(): Promise<LegacyMailbox> {
+    return this.handle().query(defs.getLegacyMailboxQuery);
   }
   runInfo(): Promise<defs.LeadRunInfo> {
     return this.handle().query(defs.getLeadRunInfoQuery);

@@ -13,6 +13,7 @@ import type {
   DeleteTaskBody,
   EditTaskBody,
   ReleaseTaskBody,
+  LegacyMailbox,
   MemberContext,
   MemberPhase,
   MemberRecord,
@@ -194,6 +195,8 @@ export interface TeammateStateView {
 /** Unattributed inspection for people and UIs (no history is written). */
 export const getTeamViewQuery = defineQuery<TeamView>('getTeamView');
 export const getTaskQuery = defineQuery<TaskSnapshot | null, [{ taskId: number }]>('getTask');
+/** Historical mailbox records (validated, never delivered) and the ones that failed validation. */
+export const getLegacyMailboxQuery = defineQuery<LegacyMailbox>('getLegacyMailbox');
 /** Live status of each teammate as last reported (advisory, not durable roster state). */
 export const getLiveStatusQuery = defineQuery<Record<string, LiveStatus>>('getLiveStatus');
 /** Run-level facts: accepted Updates in this run, history length, continue-as-new count. */
@@ -212,6 +215,11 @@ export interface TeamLeadInput {
   maxMembers?: number;
   /** Passed to every teammate: turns per run before it continues as new (default 500). */
   teammateMaxTurnsPerRun?: number;
+  /**
+   * Historical Lead-log mailbox records imported when migrating an older Team log. Validated and
+   * readable (getLegacyMailbox), never delivered. Read on the first run only; carried afterwards.
+   */
+  legacyMailbox?: unknown[];
   /** Present only on a continued run: everything the previous run owned. */
   carried?: CarriedLeadState;
 }
@@ -221,6 +229,7 @@ export interface CarriedLeadState {
   leadInbox: import('./inbox').InboxState;
   edges: import('./teamEdges').EdgeLog;
   liveStatus: Record<string, LiveStatus>;
+  legacyMailbox: LegacyMailbox;
   /** Recently applied Update ids and their results, so a retried Update is answered, never re-applied. */
   recentUpdates: RecentUpdate[];
   continuedRuns: number;

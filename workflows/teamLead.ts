@@ -32,7 +32,7 @@ import type { teammate } from './teammate';
 const control = proxyActivities<TeamActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '20 seconds', retry: { maximumAttempts: 5 } });
 
 export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
-  const lead = new TeamLeadRun(input.teamId, input.maxMembers, input.carried);
+  const lead = new TeamLeadRun(input.teamId, input.maxMembers, input.carried, input.legacyMailbox);
   const teamId = input.teamId;
   let closingNow = false;
   // Evaluated in validators too, so an Update arriving in the same activation as the decision to
@@ -235,6 +235,7 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
   setHandler(defs.getTeamViewQuery, () => teamView(lead.state));
   setHandler(defs.getTaskQuery, ({ taskId }) => lead.state.tasks[String(taskId)] ?? null);
   setHandler(defs.getLiveStatusQuery, () => lead.liveStatus);
+  setHandler(defs.getLegacyMailboxQuery, () => lead.legacyMailbox);
   setHandler(defs.getLeadRunInfoQuery, () => ({
     runId: workflowInfo().runId,
     acceptedUpdatesThisRun: lead.acceptedUpdatesThisRun,
@@ -258,7 +259,8 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
   // Every accepted Update has been applied; let handlers (and waits, woken above) settle first.
   await condition(allHandlersFinished);
   if (!lead.disposeRequested) {
-    return await continueAsNew<typeof teamLead>({ ...input, maxMembers: lead.state.maxMembers, carried: lead.carry() });
+    const { legacyMailbox: _imported, ...rest } = input; // carried from now on
+    return await continueAsNew<typeof teamLead>({ ...rest, maxMembers: lead.state.maxMembers, carried: lead.carry() });
   }
   return { view: teamView(lead.state) };
 }

@@ -23,10 +23,11 @@ import { emptyInbox, receive, takePending } from '../shared/inbox';
 import { jsonProblem, type JsonValue } from '../shared/json';
 import type { EdgeKind, EdgeLog } from '../shared/teamEdges';
 import { EDGE_KINDS, emptyEdgeLog, recordEdge } from '../shared/teamEdges';
-import type { Decision, MemberRecord, ProvisioningOutcome, TaskCommand, TaskCommandKind, TaskMutationResult, TaskView, TeamEvent, TeamState } from '../shared/team';
+import type { Decision, LegacyMailbox, MemberRecord, ProvisioningOutcome, TaskCommand, TaskCommandKind, TaskMutationResult, TaskView, TeamEvent, TeamState } from '../shared/team';
 import {
   LEAD,
   TASK_COMMAND_BODIES,
+  admitLegacyMailbox,
   applyAll,
   decideCloseAdmission,
   decideProvisioningOutcome,
@@ -70,6 +71,7 @@ export class TeamLeadRun {
   leadInbox: InboxState;
   edges: EdgeLog;
   liveStatus: Record<string, LiveStatus>;
+  readonly legacyMailbox: LegacyMailbox;
   private recent: RecentUpdate[];
   readonly continuedRuns: number;
   acceptedUpdatesThisRun = 0;
@@ -80,11 +82,12 @@ export class TeamLeadRun {
   readonly creating: Record<string, true> = {};
   disposeRequested = false;
 
-  constructor(teamId: string, maxMembers: number | undefined, carried: CarriedLeadState | undefined) {
+  constructor(teamId: string, maxMembers: number | undefined, carried: CarriedLeadState | undefined, legacyMailbox?: unknown[]) {
     this.state = carried?.state ?? emptyTeamState(teamId, maxMembers);
     this.leadInbox = carried?.leadInbox ?? emptyInbox();
     this.edges = carried?.edges ?? emptyEdgeLog();
     this.liveStatus = carried?.liveStatus ?? {};
+    this.legacyMailbox = carried?.legacyMailbox ?? admitLegacyMailbox(legacyMailbox);
     this.recent = carried?.recentUpdates ?? [];
     this.continuedRuns = carried?.continuedRuns ?? 0;
   }
@@ -100,6 +103,7 @@ export class TeamLeadRun {
       leadInbox: this.leadInbox,
       edges: this.edges,
       liveStatus: this.liveStatus,
+      legacyMailbox: this.legacyMailbox,
       recentUpdates: this.recent,
       continuedRuns: this.continuedRuns + 1,
     };
@@ -346,4 +350,3 @@ function parseTaskCommand(kind: TaskCommandKind, input: unknown): { caller: stri
   return { caller: parsedCaller, command: { kind, ...parsedBody } as TaskCommand };
 }
 
-export type { InboxMessage };

@@ -11,3 +11,4 @@ export * from './task';
 export * from './view';
 export * from './writeScopes';
 export * from './decideRoster';
+export * from './legacyMailbox';

@@ -193,3 +193,34 @@ test('disposal stops every child (failed ones included) and leaves nothing runni
   }
   expect((await rejectionOf(team.sendMessage('two', 'too late'))).type).toBe('TeamClosed');
 });
+
+test('historical Lead-log mailbox records stay readable and validated, and are never delivered', async () => {
+  const legacyContent = JSON.parse('{"__proto__":{"old":true},"text":"queued long ago"}') as unknown;
+  const team = await TeamClient.start(env.client, {
+    teamId: uniqueId('team-legacy'),
+    taskQueue: env.worker.taskQueue,
+    legacyMailbox: [
+      { id: 'old-1', from: 'lead', to: 'bob', status: 'queued', content: legacyContent, at: '2025-01-01T00:00:00Z' },
+      { id: 'old-2', from: 'bob', to: 'lead', status: 'delivered', content: 'done', at: '2025-01-01T00:01:00Z' },
+      { id: 'old-3', from: 'lead', to: 'bob', status: 'lost', content: 'x', at: '2025-01-01T00:02:00Z' },
+      { id: 'old-1', from: 'lead', to: 'bob', status: 'queued', content: 'duplicate id', at: '2025-01-01T00:03:00Z' },
+    ],
+  });
+  const legacy = await team.legacyMailbox();
+  expect(legacy.records.map((r) => [r.id, r.from, r.to, r.status])).toEqual([
+    ['old-1', 'lead', 'bob', 'queued'],
+    ['old-2', 'bob', 'lead', 'delivered'],
+  ]);
+  expect(Object.prototype.hasOwnProperty.call(legacy.records[0]!.content, '__proto__')).toBe(true);
+  expect(legacy.problems).toEqual([
+    { index: 2, reason: 'status must be "queued" or "delivered"' },
+    { index: 3, reason: 'duplicate id old-1' },
+  ]);
+
+  await team.spawnTeammate({ name: 'bob', message: 'start' });
+  const bob = await eventually(() => teammateState(team, 'bob'), (s) => s.status === 'idle' && s.consumed === 1);
+  expect(bob.seenMessageIds).not.toContain('old-1');
+  expect(await team.readLeadInbox()).toEqual([]);
+  expect((await team.legacyMailbox()).records[0]?.status).toBe('queued');
+  await team.dispose();
+});

@@ -1,0 +1,73 @@
+import type { JsonValue } from '../json';
+import { jsonProblem } from '../json';
+import { LEAD, memberNameProblem } from './roster';
+
+/**
+ * Historical Lead-log mailbox records (the format before sends went straight to target inboxes).
+ * They stay readable and validated, keep their stable id and sender, and are never delivered or
+ * acknowledged: message ownership now belongs to the target inbox.
+ */
+export interface LegacyMailboxRecord {
+  id: string;
+  from: string;
+  to: string;
+  status: 'queued' | 'delivered';
+  content: JsonValue;
+  at: string;
+}
+
+export interface LegacyMailbox {
+  records: LegacyMailboxRecord[];
+  /** Records that failed validation, by position in the imported list; they are kept out of `records`. */
+  problems: { index: number; reason: string }[];
+}
+
+export function emptyLegacyMailbox(): LegacyMailbox {
+  return { records: [], problems: [] };
+}
+
+const own = (value: object, key: string): unknown => Object.getOwnPropertyDescriptor(value, key)?.value;
+
+function recordProblem(raw: unknown, seen: Record<string, true>): string | null {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'a record must be an object';
+  const id = own(raw, 'id');
+  if (typeof id !== 'string' || id.length === 0) return 'id must be a non-empty string';
+  if (seen[id]) return `duplicate id ${id}`;
+  for (const field of ['from', 'to']) {
+    const name = own(raw, field);
+    if (typeof name !== 'string' || (name !== LEAD && memberNameProblem(name) !== null)) return `${field} must be "lead" or a member name`;
+  }
+  const status = own(raw, 'status');
+  if (status !== 'queued' && status !== 'delivered') return 'status must be "queued" or "delivered"';
+  if (typeof own(raw, 'at') !== 'string') return 'at must be a timestamp';
+  const content = own(raw, 'content');
+  if (content === undefined) return 'content is required';
+  const problem = jsonProblem(content);
+  return problem ? `content: ${problem}` : null;
+}
+
+/** Validates imported records. Content is inspected, never rebuilt (an own `__proto__` key survives). */
+export function admitLegacyMailbox(raw: unknown): LegacyMailbox {
+  if (raw === undefined) return emptyLegacyMailbox();
+  if (!Array.isArray(raw)) return { records: [], problems: [{ index: -1, reason: 'legacyMailbox must be an array of records' }] };
+  const mailbox = emptyLegacyMailbox();
+  const seen: Record<string, true> = {};
+  raw.forEach((item: unknown, index) => {
+    const problem = recordProblem(item, seen);
+    if (problem) {
+      mailbox.problems.push({ index, reason: problem });
+      return;
+    }
+    const record = item as Record<string, unknown>;
+    seen[record.id as string] = true;
+    mailbox.records.push({
+      id: record.id as string,
+      from: record.from as string,
+      to: record.to as string,
+      status: record.status as LegacyMailboxRecord['status'],
+      content: own(record, 'content') as JsonValue,
+      at: record.at as string,
+    });
+  });
+  return mailbox;
+}
