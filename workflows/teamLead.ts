@@ -249,7 +249,9 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
   const recovery = Promise.all(
     lead.unsettledProvisioning().map(async (member) => {
       const outcome = await control.reconcileTeammate({ workflowId: member.workflowId, descriptor: descriptorOf(member) });
-      if (lead.member(member.name).phase === 'provisioning' || outcome.phase === 'failed') await settle(member, outcome).catch(() => undefined);
+      // Only a record still unsettled is recovery's to settle. If a creator in this run settled it
+      // meanwhile, the creator owns any disagreement (it drains and reports ProvisioningConflict).
+      if (lead.member(member.name).phase === 'provisioning') await settle(member, outcome);
     }),
   );
 
