@@ -161,6 +161,9 @@ export class TeamClient {
   task(taskId: number): Promise<TaskSnapshot | null> {
     return this.handle().query(defs.getTaskQuery, { taskId });
   }
+  liveStatus(): Promise<Record<string, defs.LiveStatus>> {
+    return this.handle().query(defs.getLiveStatusQuery);
+  }
   legacyMailbox(): Promise<LegacyMailbox> {
     return this.handle().query(defs.getLegacyMailboxQuery);
   }

@@ -1,0 +1,76 @@
+/**
+ * CLI composition: a Team driven only through the CLI (separate processes) on the real server,
+ * then the persisted Lead and teammate histories and the final board are checked.
+ */
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { teammateWorkflowId } from '../../shared/team';
+import { useClientAndWorker } from '../support/harness';
+import { address, uniqueId } from '../support/temporal';
+
+const env = useClientAndWorker();
+const ROOT = path.resolve(__dirname, '../..');
+const run = promisify(execFile);
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'cli/index.ts', '--address', address(), ...args], { cwd: ROOT });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+test('start, spawn, send, tasks, roster, inbox and dispose through the CLI; histories show the wire contract', async () => {
+  const teamId = uniqueId('cli-team');
+  expect((await cli('start', teamId, '--task-queue', env.worker.taskQueue)).stdout).toMatch(`started Team ${teamId}`);
+  const alice = await cli('spawn', teamId, 'alice', JSON.stringify({ script: [{ send: { to: 'lead', content: 'hi from alice' } }] }));
+  expect(alice.stdout).toMatch(/alice: active/);
+  expect((await cli('spawn', teamId, 'bob', 'review what alice writes')).stdout).toMatch(/bob: active/);
+
+  const sent = await cli('--json', 'send', teamId, 'bob', '{"text":"hello bob"}', '--id', 'cli-m1');
+  expect(JSON.parse(sent.stdout)).toMatchObject({ messageId: 'cli-m1', to: 'bob', targetPhase: 'active' });
+
+  expect((await cli('task', 'create', teamId, 'Build the parser', '--scopes', 'src/parser')).stdout).toMatch(/Build the parser/);
+  expect((await cli('task', 'create', teamId, 'Test the parser', '--deps', '1', '--scopes', 'src/parser/tests')).stdout).toMatch(/advisory only/);
+  expect((await cli('--as', 'alice', 'task', 'claim', teamId, '1', '1')).code).toBe(0);
+  const stale = await cli('--as', 'bob', 'task', 'claim', teamId, '1', '1');
+  expect(stale.code).toBe(1);
+  expect(stale.stderr).toMatch(/error \(TaskRevisionConflict\): task 1 is at revision 2, not 1; re-read it/);
+  expect((await cli('--as', 'alice', 'task', 'status', teamId, '1', '2', 'completed')).code).toBe(0);
+  expect((await cli('--as', 'bob', 'task', 'claim', teamId, '2', '1')).code).toBe(0);
+
+  const unknown = await cli('send', teamId, 'zed', 'hi');
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toMatch(/error \(UnknownMember\).*read the roster/);
+
+  let inbox = '';
+  for (let i = 0; i < 20 && !inbox.includes('hi from alice'); i++) inbox += (await cli('inbox', teamId)).stdout;
+  expect(inbox).toMatch(/alice: "hi from alice"/);
+
+  const roster = JSON.parse((await cli('--json', 'roster', teamId)).stdout) as { members: { name: string; phase: string }[] };
+  expect(roster.members.map((m) => [m.name, m.phase])).toEqual([
+    ['alice', 'active'],
+    ['bob', 'active'],
+  ]);
+  const tasks = JSON.parse((await cli('--json', 'tasks', teamId)).stdout) as { id: number; status: string; owner: string }[];
+  expect(tasks.map((t) => [t.id, t.status, t.owner])).toEqual([
+    [1, 'completed', 'alice'],
+    [2, 'in_progress', 'bob'],
+  ]);
+  expect((await cli('dispose', teamId)).stdout).toMatch(/disposed .*alice stopped, bob stopped/);
+
+  // The persisted histories carry the public wire contract.
+  const leadEvents = (await env.client.workflow.getHandle(teamId).fetchHistory()).events ?? [];
+  const updates = leadEvents.map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name).filter(Boolean);
+  expect(updates).toEqual(expect.arrayContaining(['spawnTeammate', 'sendMessage', 'createTask', 'claimTask', 'transitionTask', 'readLeadInbox', 'disposeTeam']));
+  expect(updates.filter((u) => u === 'claimTask')).toHaveLength(2); // the stale claim was rejected before history
+  expect(leadEvents.filter((e) => e.childWorkflowExecutionStartedEventAttributes)).toHaveLength(2);
+  expect(leadEvents.some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'reportMemberStatus')).toBe(true);
+  expect(leadEvents.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
+  const bobEvents = (await env.client.workflow.getHandle(teammateWorkflowId(teamId, 'bob')).fetchHistory()).events ?? [];
+  expect(bobEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'deliverMessage')).toHaveLength(1);
+  expect(bobEvents.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
+});
