@@ -84,11 +84,6 @@ beforeEach(() => {
   fallback = (res) => json(res, 500, { error: { message: 'no reply scripted' } });
 });
 
-afterEach(() => {
-  // Drop connections left open by "never answers" tests.
-  server.closeAllConnections();
-});
-
 function provider(overrides: Partial<OpenAICompatibleConfig> = {}) {
   const sleeps: number[] = [];
   const p = createOpenAICompatibleProvider({
