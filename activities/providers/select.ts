@@ -1,0 +1,41 @@
+/**
+ * Picks the model provider from the environment:
+ *   MODEL_PROVIDER=scripted (default)        the deterministic scripted model, no network
+ *   MODEL_PROVIDER=openai|openai-compatible  an OpenAI-compatible endpoint (MODEL_BASE_URL,
+ *                                            MODEL_API_KEY, MODEL_NAME, MODEL_TIMEOUT_MS)
+ * With MODEL_PROVIDER unset, setting MODEL_BASE_URL selects openai.
+ */
+import type { ModelProvider } from '../../shared/model';
+import { configFromEnv, createOpenAICompatibleProvider } from './openaiCompatible';
+import { createScriptedModel } from './scriptedModel';
+
+export const SCRIPTED_MODEL_DESCRIPTION = 'scripted model (deterministic, for tests and demos)';
+
+const VALID_VALUES = ['scripted', 'openai', 'openai-compatible'] as const;
+
+export interface SelectedProvider {
+  provider: ModelProvider;
+  /** For logs; never contains the API key. */
+  description: string;
+}
+
+export function providerFromEnv(env: Record<string, string | undefined> = process.env): SelectedProvider {
+  const raw = env.MODEL_PROVIDER?.trim().toLowerCase() ?? '';
+  const choice = raw === '' ? (env.MODEL_BASE_URL?.trim() ? 'openai' : 'scripted') : raw;
+  switch (choice) {
+    case 'scripted':
+      return { provider: createScriptedModel(), description: SCRIPTED_MODEL_DESCRIPTION };
+    case 'openai':
+    case 'openai-compatible': {
+      const config = configFromEnv(env);
+      return {
+        provider: createOpenAICompatibleProvider(config),
+        description: `OpenAI-compatible model at ${config.baseUrl} (model ${config.model ?? 'not set by MODEL_NAME'}, ${config.apiKey ? 'with' : 'without'} an API key)`,
+      };
+    }
+    default:
+      throw new Error(
+        `MODEL_PROVIDER=${JSON.stringify(env.MODEL_PROVIDER)} is not a known provider: use one of ${VALID_VALUES.join(', ')} (or leave it unset: scripted, or openai when MODEL_BASE_URL is set)`,
+      );
+  }
+}

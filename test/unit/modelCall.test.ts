@@ -1,0 +1,131 @@
+/**
+ * The model-call activity: failure mapping (pure), and runs in MockActivityEnvironment (an
+ * in-process mock of the activity context only; workflows run against a real server elsewhere).
+ */
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createModelActivities, MODEL_FAILURE_TYPES, toActivityFailure, type CallModelInput } from '../../activities/modelCall';
+import { createScriptedModel } from '../../activities/providers/scriptedModel';
+import { createScriptedProvider, ScriptExhaustedError, scriptedText } from '../../activities/providers/scriptedProvider';
+import { renderInboxMessage } from '../../shared/agent/transcript';
+import type { JsonValue } from '../../shared/json';
+import { MODEL_ERROR_KINDS, ModelCallError, type ModelProvider, type ModelRequest, type ToolSpec } from '../../shared/model';
+
+const sendTool: ToolSpec = { name: 'send_message', description: 'Send a message.', parameters: { type: 'object' } };
+
+function toolsFor(toolset: string): ToolSpec[] {
+  if (toolset === 'member') return [sendTool];
+  throw new Error(`unknown toolset ${toolset}`);
+}
+
+function newEnv(): MockActivityEnvironment {
+  // Quiet: failing activities are expected here.
+  return new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+}
+
+function failingProvider(error: Error): ModelProvider {
+  return { complete: () => Promise.reject(error) };
+}
+
+const input: CallModelInput = { model: null, toolset: 'member', messages: [{ role: 'user', content: 'hello' }] };
+
+describe('toActivityFailure', () => {
+  test('every error kind has a failure type', () => {
+    expect(Object.keys(MODEL_FAILURE_TYPES).sort()).toEqual([...MODEL_ERROR_KINDS].sort());
+    expect(new Set(Object.values(MODEL_FAILURE_TYPES)).size).toBe(MODEL_ERROR_KINDS.length);
+  });
+
+  test('a retryable rate limit keeps its retry-after as nextRetryDelay', () => {
+    const failure = toActivityFailure(new ModelCallError('rate limited by the provider (HTTP 429)', { kind: 'rate_limited', retryable: true, retryAfterMs: 1500, status: 429 }));
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    const af = failure as ApplicationFailure;
+    expect(af.type).toBe('ModelRateLimited');
+    expect(af.nonRetryable).toBe(false);
+    expect(af.nextRetryDelay).toBe(1500);
+    expect(af.details).toEqual([{ kind: 'rate_limited', status: 429 }]);
+    expect(af.message).toMatch(/^rate limited by the provider \(HTTP 429\) \[rate_limited, HTTP 429; Temporal retries it .*1500 ms.*\]$/);
+  });
+
+  test('a non-retryable kind is nonRetryable, without nextRetryDelay', () => {
+    const af = toActivityFailure(new ModelCallError('unauthorized', { kind: 'auth', retryable: false, status: 401 })) as ApplicationFailure;
+    expect(af.type).toBe('ModelAuthFailed');
+    expect(af.nonRetryable).toBe(true);
+    expect(af.nextRetryDelay).toBeUndefined();
+    expect(af.message).toContain('MODEL_API_KEY');
+    const timeout = toActivityFailure(new ModelCallError('timed out', { kind: 'timeout', retryable: true })) as ApplicationFailure;
+    expect(timeout.type).toBe('ModelTimeout');
+    expect(timeout.details).toEqual([{ kind: 'timeout', status: null }]);
+  });
+
+  test('script exhaustion is non-retryable; abort, cancellation and other errors pass through', () => {
+    const af = toActivityFailure(new ScriptExhaustedError('the script has 1 step(s)')) as ApplicationFailure;
+    expect(af.type).toBe('ScriptedModelExhausted');
+    expect(af.nonRetryable).toBe(true);
+    const abort = Object.assign(new Error('cancelled'), { name: 'AbortError' });
+    expect(toActivityFailure(abort)).toBe(abort);
+    const cancelled = new CancelledFailure('CANCELLED');
+    expect(toActivityFailure(cancelled)).toBe(cancelled);
+    const other = new TypeError('bug');
+    expect(toActivityFailure(other)).toBe(other);
+    expect(toActivityFailure('weird')).toBeInstanceOf(Error);
+  });
+});
+
+describe('callModel activity (MockActivityEnvironment)', () => {
+  test('success: the request carries the toolset and the provider default model', async () => {
+    const provider = createScriptedProvider([scriptedText('hi there')]);
+    const { callModel } = createModelActivities({ provider, toolsFor });
+    const response = await newEnv().run(callModel, input);
+    expect(response).toEqual(scriptedText('hi there'));
+    expect(provider.calls).toEqual([{ model: '', messages: input.messages, tools: [sendTool] } satisfies ModelRequest]);
+  });
+
+  test('passes a named model through', async () => {
+    const provider = createScriptedProvider([scriptedText('x')]);
+    await newEnv().run(createModelActivities({ provider, toolsFor }).callModel, { ...input, model: 'gpt-x' });
+    expect(provider.calls[0]?.model).toBe('gpt-x');
+  });
+
+  test('a 429 with retry-after: retryable ApplicationFailure with nextRetryDelay', async () => {
+    const error = new ModelCallError('rate limited (HTTP 429)', { kind: 'rate_limited', retryable: true, retryAfterMs: 2000, status: 429 });
+    const { callModel } = createModelActivities({ provider: failingProvider(error), toolsFor });
+    const failure: unknown = await newEnv().run(callModel, input).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'ModelRateLimited', nonRetryable: false, nextRetryDelay: 2000 });
+  });
+
+  test('auth failure: nonRetryable', async () => {
+    const error = new ModelCallError('unauthorized (HTTP 401)', { kind: 'auth', retryable: false, status: 401 });
+    const { callModel } = createModelActivities({ provider: failingProvider(error), toolsFor });
+    await expect(newEnv().run(callModel, input)).rejects.toMatchObject({ type: 'ModelAuthFailed', nonRetryable: true });
+  });
+
+  test('an unknown toolset: nonRetryable UnknownToolset, the provider is not called', async () => {
+    const provider = createScriptedProvider([]);
+    const { callModel } = createModelActivities({ provider, toolsFor });
+    await expect(newEnv().run(callModel, { ...input, toolset: 'nope' })).rejects.toMatchObject({ type: 'UnknownToolset', nonRetryable: true });
+    expect(provider.calls).toHaveLength(0);
+  });
+
+  test('cancellation aborts a slow scripted think promptly; it heartbeats while it runs', async () => {
+    const { callModel } = createModelActivities({ provider: createScriptedModel(), toolsFor });
+    const env = newEnv();
+    const heartbeats: unknown[] = [];
+    env.on('heartbeat', (details: unknown) => {
+      heartbeats.push(details);
+      env.cancel();
+    });
+    const started = Date.now();
+    const content: JsonValue = { script: [{ think: 60_000 }, { send: { to: 'lead', content: 'too late' } }] };
+    const slow: CallModelInput = { ...input, messages: [{ role: 'user', content: renderInboxMessage({ messageId: 'm-1', from: 'lead', content }) }] };
+    const run = env.run(callModel, slow);
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    expect(heartbeats.length).toBeGreaterThanOrEqual(1);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(env.context.cancellationSignal.aborted).toBe(true);
+  });
+});
