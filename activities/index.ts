@@ -10,6 +10,10 @@ import type { SendOutcome, TeammateDescriptor } from '../shared/definitions';
 import { getTeammateStateQuery, TEAMMATE_WORKFLOW_TYPE } from '../shared/definitions';
 import type { JsonValue } from '../shared/json';
 import type { TurnInput, TurnResult, TurnRunner } from '../shared/turn';
+import { runTeamToolCall } from '../shared/agent/dispatch';
+import type { DispatchResult } from '../shared/agent/loop';
+import type { ToolCall } from '../shared/model';
+import { getLiveStatusQuery } from '../shared/definitions';
 import { scriptedTurnRunner } from './scriptedTurnRunner';
 
 export interface ActivityDependencies {
@@ -54,6 +58,30 @@ export function createActivities({ client, turnRunner = scriptedTurnRunner }: Ac
     async runTeammateTurn(input: TurnInput): Promise<TurnResult> {
       const ctx = Context.current();
       return turnRunner.runTurn(input, { heartbeat: () => ctx.heartbeat(), sleep: (ms) => ctx.sleep(ms) });
+    },
+
+    /**
+     * A teammate's Team tool call: the tool runs here against a client attributed to the calling
+     * member (from its own workflow identity, never from model input), as exactly one Lead Update
+     * whose id is the workflow's deterministic operation id, so a retried activity applies once.
+     * It heartbeats while a wait_agent blocks, and gives up promptly when the turn is cancelled.
+     */
+    async runTeamTool(input: { teamId: string; caller: string; call: ToolCall; opId: string }): Promise<DispatchResult> {
+      const ctx = Context.current();
+      const team = TeamClient.attach(client, input.teamId, input.caller);
+      const beat = setInterval(() => ctx.heartbeat(), 5_000);
+      try {
+        return await Promise.race([
+          runTeamToolCall(input.call, {
+            caller: input.caller,
+            update: (definition, body) => team.update(definition, body, input.opId),
+            roster: async () => ({ view: await team.view(), liveStatus: await team.handle().query(getLiveStatusQuery) }),
+          }),
+          ctx.cancelled,
+        ]);
+      } finally {
+        clearInterval(beat);
+      }
     },
 
     /** A member's send, relayed through the Lead's validated sendMessage Update (update id = message id). */

@@ -122,6 +122,8 @@ export interface MemberStatusReport {
   name: string;
   status: LiveStatus;
   turn: number;
+  /** Inbox messages the member has taken into turns so far (lets the Lead tell "idle" from "has mail waiting"). */
+  consumed?: number;
 }
 /** Teammate → Lead: live status (running a turn, idle, exited). Not durable roster state. */
 export const reportMemberStatusSignal = defineSignal<[MemberStatusReport]>('reportMemberStatus');
@@ -145,16 +147,75 @@ export interface TeammateDescriptor {
 /** What a relayed send returned, as the sender's conversation records it. */
 export type SendOutcome = { ok: true; acceptance: InboxAcceptance } | { ok: false; type: string; message: string };
 
+/**
+ * One durable entry of an agent's conversation (Lead or teammate). The model sees it through the
+ * pure prompt assembly in shared/agent/prompt.ts.
+ *  - user: an inbox message (messageId, runtime-attributed `from`, content as delivered)
+ *  - assistant: a model reply; `content` is its text (or null), `toolCalls` the tools it called;
+ *    the turn's last assistant entry carries `receipts` of every send the turn made
+ *  - tool: the compact JSON result of one tool call (`toolCallId`, `toolName`, `ok`)
+ *  - system: a runtime note (turn interrupted, turn failed, work still running, ...)
+ */
 export interface ConversationEntry {
-  role: 'user' | 'assistant' | 'system';
-  /** For assistant entries: the receipts of the sends the turn made. */
+  role: 'user' | 'assistant' | 'system' | 'tool';
   receipts?: SendOutcome[];
-  /** For user entries: the inbox message they came from. */
   messageId?: string;
   from?: string;
   content: JsonValue;
+  toolCalls?: import('./model').ToolCall[];
+  toolCallId?: string;
+  toolName?: string;
+  ok?: boolean;
+  /**
+   * Set on entries that are Team records (Team tool calls and results, messages from members).
+   * A fork of a root keeps its ancestor's conversation but drops records of the ancestor's Team.
+   */
+  teamId?: string;
   turn: number;
 }
+
+/** Tool profiles: `default` (no Team tools; subagents) and the opt-in `team` profile. */
+export const PROFILE_NAMES = ['default', 'team'] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+/** Makes the Lead an agent: without it the Lead is driven only through Updates (an operator's Team). */
+export interface LeadAgentOptions {
+  /** The opening user message of the Lead's first turn. */
+  prompt: string;
+  /** Default `default`. Teammates always run the `team` profile. */
+  profile?: ProfileName;
+  /** Model name for the Lead (and default for teammates); null = the worker's configured model. */
+  model?: string | null;
+  /** Working directory the Lead starts in; every member starts here too. Default `.` (the checkout root). */
+  cwd?: string;
+  /** Task queue of the worker holding the checkout; work tools run there. Default: the Team's task queue. */
+  checkoutTaskQueue?: string;
+}
+
+export type AgentStatus = 'running' | 'waiting' | 'idle' | 'answered';
+
+/** The Lead agent as the operator sees it (query `getAgentState`). */
+export interface LeadAgentView {
+  enabled: boolean;
+  profile: ProfileName;
+  status: AgentStatus;
+  turns: number;
+  cwd: string;
+  /** The Lead's final answer once it gave one with no required work left; null before. */
+  finalAnswer: string | null;
+  /** Tasks still open when the final answer was accepted (the Lead was told about them). */
+  openTasksAtAnswer: number[];
+  conversation: ConversationEntry[];
+}
+export const getAgentStateQuery = defineQuery<LeadAgentView>('getAgentState');
+
+export interface PromptLeadRequest extends Attributed {
+  /** A follow-up user message for the Lead agent; starts its next turn. */
+  content: string;
+  messageId?: string;
+}
+/** Lead-only (the operator). A follow-up prompt to the Lead agent; answered with inbox acceptance. */
+export const promptLeadUpdate = defineUpdate<InboxAcceptance, [PromptLeadRequest]>('promptLead');
 
 export interface TeammateInput {
   descriptor: TeammateDescriptor;
@@ -162,6 +223,10 @@ export interface TeammateInput {
   /** Fork children: the Lead's completed-turn prefix, captured once at spawn. Fresh: empty. */
   seed: ConversationEntry[];
   initialMessage: InboxMessage;
+  /** The member's starting directory: the Lead's current directory at spawn. Default `.`. */
+  cwd?: string;
+  /** Where work tools run (the checkout's task queue). Default: this workflow's task queue. */
+  checkoutTaskQueue?: string;
   /** Turns per run before continuing as new (bounds history growth); default 500. */
   maxTurnsPerRun?: number;
   /** Present only on a continued run. */
@@ -174,6 +239,8 @@ export interface CarriedTeammateState {
   turns: number;
   interruptedTurns: number;
   continuedRuns: number;
+  /** The member's own working directory (a `cd` in bash stays with this member). */
+  cwd?: string;
 }
 
 export interface TeammateStateView {
@@ -187,6 +254,7 @@ export interface TeammateStateView {
   seenMessageIds: string[];
   conversation: ConversationEntry[];
   continuedRuns: number;
+  cwd: string;
   /** Events in the current run's history, and whether the server suggests continuing as new. */
   historyLength?: number;
   continueAsNewSuggested?: boolean;
@@ -220,6 +288,13 @@ export interface TeamLeadInput {
    * readable (getLegacyMailbox), never delivered. Read on the first run only; carried afterwards.
    */
   legacyMailbox?: unknown[];
+  /** Makes the Lead an agent that runs turns on a model; absent = an operator-driven Team. */
+  agent?: LeadAgentOptions;
+  /**
+   * Start this root as a fork of another root's conversation. The fork is a new root (a new Team):
+   * it keeps the ancestor's completed turns but excludes records of the ancestor's Team.
+   */
+  forkOf?: { teamId: string; conversation: ConversationEntry[] };
   /** Present only on a continued run: everything the previous run owned. */
   carried?: CarriedLeadState;
 }
@@ -233,6 +308,37 @@ export interface CarriedLeadState {
   /** Recently applied Update ids and their results, so a retried Update is answered, never re-applied. */
   recentUpdates: RecentUpdate[];
   continuedRuns: number;
+  agent?: CarriedLeadAgent;
+  /** Messages delivered to / consumed by each teammate, for the Lead's "required work" check. */
+  delivered?: Record<string, number>;
+  consumed?: Record<string, number>;
+}
+
+export interface SubagentAnswer {
+  agentId: string;
+  turn: number;
+  answer: string | null;
+}
+/** Ordinary subagent → the Lead that started it: the final reply of one of its turns. */
+export const subagentAnswerSignal = defineSignal<[SubagentAnswer]>('subagentAnswer');
+export const SUBAGENT_WORKFLOW_TYPE = 'subagent';
+
+export interface SubagentRecord {
+  workflowId: string;
+  answers: SubagentAnswer[];
+  closed: boolean;
+}
+
+export interface CarriedLeadAgent {
+  subagents: Record<string, SubagentRecord>;
+  nextSubagent: number;
+  conversation: ConversationEntry[];
+  turns: number;
+  cwd: string;
+  status: AgentStatus;
+  finalAnswer: string | null;
+  openTasksAtAnswer: number[];
+  nudges: number;
 }
 
 export interface RecentUpdate {

@@ -1,6 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { createModelActivities } from '../activities/modelCall';
+import { providerFromEnv } from '../activities/providers/select';
+import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/workTools';
+import { toolSpecsFor } from '../shared/agent/profiles';
+import type { ModelProvider } from '../shared/model';
 import { connectionOptionsFromEnv } from '../client/connection';
 import { DEFAULT_TASK_QUEUE } from '../shared/definitions';
 import type { TurnRunner } from '../shared/turn';
@@ -13,8 +18,12 @@ export interface TeamWorkerOptions {
   taskQueue?: string;
   /** A prebuilt bundle (tests and benchmarks bundle once); otherwise workflows/ is bundled at start. */
   workflowBundlePath?: string;
-  /** Who runs a teammate's turn; default: the scripted runner. */
+  /** Who ran a teammate's turn before the agent loop (replay of old histories only); default: the scripted runner. */
   turnRunner?: TurnRunner;
+  /** The model every agent turn calls; default: from MODEL_PROVIDER / MODEL_BASE_URL (the scripted model when unset). */
+  modelProvider?: ModelProvider;
+  /** The checkout the work tools act on; default: AGENT_TEAMS_CHECKOUT or the current directory. */
+  checkoutRoot?: string;
   extra?: Partial<WorkerOptions>;
 }
 
@@ -39,7 +48,11 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     namespace,
     taskQueue: options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ client, ...(options.turnRunner ? { turnRunner: options.turnRunner } : {}) }),
+    activities: {
+      ...createActivities({ client, ...(options.turnRunner ? { turnRunner: options.turnRunner } : {}) }),
+      ...createModelActivities({ provider: options.modelProvider ?? providerFromEnv().provider, toolsFor: toolSpecsFor }),
+      ...createWorkToolActivities({ root: options.checkoutRoot ?? checkoutRootFromEnv() }),
+    },
     ...options.extra,
   });
   return {

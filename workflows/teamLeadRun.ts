@@ -81,6 +81,9 @@ export class TeamLeadRun {
   /** Names whose creator (a spawnTeammate handler) is running in this run. */
   readonly creating: Record<string, true> = {};
   disposeRequested = false;
+  /** Per teammate: messages delivered into its inbox (initial message included) and taken into its turns. */
+  delivered: Record<string, number>;
+  consumed: Record<string, number>;
 
   constructor(teamId: string, maxMembers: number | undefined, carried: CarriedLeadState | undefined, legacyMailbox?: unknown[]) {
     this.state = carried?.state ?? emptyTeamState(teamId, maxMembers);
@@ -90,6 +93,8 @@ export class TeamLeadRun {
     this.legacyMailbox = carried?.legacyMailbox ?? admitLegacyMailbox(legacyMailbox);
     this.recent = carried?.recentUpdates ?? [];
     this.continuedRuns = carried?.continuedRuns ?? 0;
+    this.delivered = carried?.delivered ?? {};
+    this.consumed = carried?.consumed ?? {};
   }
 
   /** True once this run should stop accepting Updates and continue as new. */
@@ -106,6 +111,8 @@ export class TeamLeadRun {
       legacyMailbox: this.legacyMailbox,
       recentUpdates: this.recent,
       continuedRuns: this.continuedRuns + 1,
+      delivered: this.delivered,
+      consumed: this.consumed,
     };
   }
 
@@ -203,6 +210,7 @@ export class TeamLeadRun {
     }
     this.record(decision.events, now);
     if (outcome.phase === 'active' && this.liveStatus[name] === undefined) this.liveStatus = { ...this.liveStatus, [name]: 'starting' };
+    if (outcome.phase === 'active' && this.delivered[name] === undefined) this.delivered = { ...this.delivered, [name]: 1 }; // the initial message
     return 'settled';
   }
 
@@ -239,7 +247,8 @@ export class TeamLeadRun {
     this.edges = recordEdge(this.edges, 'mailbox', message.messageId, now);
   }
 
-  recordSent(messageId: string, now: string): void {
+  recordSent(messageId: string, now: string, to?: string): void {
+    if (to !== undefined) this.delivered = { ...this.delivered, [to]: (this.delivered[to] ?? 0) + 1 };
     this.edges = recordEdge(this.edges, 'mailbox', messageId, now);
   }
 
@@ -252,9 +261,11 @@ export class TeamLeadRun {
 
   // ---- live status, interrupt, wait ----------------------------------------------------------
 
-  reportStatus(name: string, status: LiveStatus, now: string): void {
+  reportStatus(name: string, status: LiveStatus, now: string, consumed?: number): void {
     this.signalsThisRun += 1;
-    if (!this.state.members[name] || this.liveStatus[name] === status) return;
+    if (!this.state.members[name]) return;
+    if (consumed !== undefined && consumed > (this.consumed[name] ?? 0)) this.consumed = { ...this.consumed, [name]: consumed };
+    if (this.liveStatus[name] === status) return;
     this.liveStatus = { ...this.liveStatus, [name]: status };
     this.edges = recordEdge(this.edges, 'status', `${name}:${status}`, now);
   }
@@ -350,3 +361,18 @@ function parseTaskCommand(kind: TaskCommandKind, input: unknown): { caller: stri
   return { caller: parsedCaller, command: { kind, ...parsedBody } as TaskCommand };
 }
 
+
+/**
+ * Teammates with required work: a turn running, or messages delivered that their turns have not
+ * taken yet (counted, because a send can land while the member still reports idle).
+ */
+export function busyMembers(lead: TeamLeadRun): string[] {
+  return Object.values(lead.state.members)
+    .filter((m) => m.phase === 'active')
+    .map((m) => m.name)
+    .filter((name) => {
+      const status = lead.liveStatus[name];
+      if (status === 'exited') return false;
+      return status === 'running' || status === 'starting' || (lead.delivered[name] ?? 0) > (lead.consumed[name] ?? 0);
+    });
+}

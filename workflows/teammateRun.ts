@@ -18,12 +18,16 @@ export class TeammateRun {
   turns: number;
   interruptedTurns: number;
   readonly continuedRuns: number;
+  /** This member's working directory; starts as the Lead's, a `cd` in bash changes only this member's. */
+  cwd: string;
   status: LiveStatus = 'idle';
   signalsThisRun = 0;
   turnsThisRun = 0;
   /** Set by interrupt(); the workflow cancels the running turn's scope. */
   interruptRequested = false;
   rejectedDeliveries: { messageId: string; reason: string }[] = [];
+  /** Teammates' inbox messages are Team records; an ordinary subagent's are not. */
+  markTeamRecords = true;
 
   constructor(readonly input: TeammateInput) {
     const carried = input.carried;
@@ -31,6 +35,7 @@ export class TeammateRun {
     this.turns = carried?.turns ?? 0;
     this.interruptedTurns = carried?.interruptedTurns ?? 0;
     this.continuedRuns = carried?.continuedRuns ?? 0;
+    this.cwd = carried?.cwd ?? input.cwd ?? '.';
     // The initial message is the first item of a fresh teammate's inbox.
     this.inbox = carried?.inbox ?? receive(emptyInbox(), input.initialMessage).inbox;
   }
@@ -67,12 +72,19 @@ export class TeammateRun {
     this.turnsThisRun += 1;
     this.interruptRequested = false;
     this.status = 'running';
-    for (const m of messages) this.conversation.push({ role: 'user', messageId: m.messageId, from: m.from, content: m.content, turn: this.turns });
+    // Messages from the Team are Team records: a fork of a root drops them with the ancestor's Team.
+    for (const m of messages) this.conversation.push({ role: 'user', messageId: m.messageId, from: m.from, content: m.content, turn: this.turns, ...(this.markTeamRecords ? { teamId: this.input.descriptor.teamId } : {}) });
     return { turn: this.turns, messages };
   }
 
-  endTurn(outcome: { reply: ConversationEntry['content']; receipts: SendOutcome[] } | { interrupted: true } | { failed: string }): void {
-    if ('interrupted' in outcome) {
+  /**
+   * Ends the current turn. The agent loop has already appended its assistant and tool entries
+   * (`completed`); the legacy scripted runner's reply is appended here.
+   */
+  endTurn(outcome: { reply: ConversationEntry['content']; receipts: SendOutcome[] } | { completed: true } | { interrupted: true } | { failed: string }): void {
+    if ('completed' in outcome) {
+      // entries already recorded by the agent loop
+    } else if ('interrupted' in outcome) {
       this.interruptedTurns += 1;
       this.conversation.push({ role: 'system', content: { event: 'turn interrupted by the Lead' }, turn: this.turns });
     } else if ('failed' in outcome) {
@@ -85,7 +97,7 @@ export class TeammateRun {
   }
 
   carry(): CarriedTeammateState {
-    return { inbox: this.inbox, conversation: this.conversation, turns: this.turns, interruptedTurns: this.interruptedTurns, continuedRuns: this.continuedRuns + 1 };
+    return { inbox: this.inbox, conversation: this.conversation, turns: this.turns, interruptedTurns: this.interruptedTurns, continuedRuns: this.continuedRuns + 1, cwd: this.cwd };
   }
 
   view(): TeammateStateView {
@@ -100,6 +112,7 @@ export class TeammateRun {
       seenMessageIds: this.inbox.seen,
       conversation: this.conversation,
       continuedRuns: this.continuedRuns,
+      cwd: this.cwd,
     };
   }
 }

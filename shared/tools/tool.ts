@@ -56,7 +56,22 @@ export async function runToolCall<Context>(tool: AnyTool<Context>, argumentsJson
   try {
     return { ok: true, text: renderToolResult(tool, await tool.execute(input.data, context)) };
   } catch (error) {
-    const type = typeof error === 'object' && error !== null && 'type' in error && typeof error.type === 'string' ? error.type : 'ToolFailed';
-    return { ok: false, text: JSON.stringify({ error: type, message: error instanceof Error ? error.message : String(error) }) };
+    return { ok: false, text: JSON.stringify(toolError(error)) };
   }
+}
+
+/**
+ * The model-facing form of a failure: its stable type and actionable message, plus the facts a
+ * model needs to rebase (a Team rejection's currentTask or cycle, carried in ApplicationFailure details).
+ */
+export function toolError(error: unknown): { error: string; message: string; currentTask?: unknown; cycle?: unknown } {
+  const type = typeof error === 'object' && error !== null && 'type' in error && typeof error.type === 'string' ? error.type : 'ToolFailed';
+  const result: { error: string; message: string; currentTask?: unknown; cycle?: unknown } = { error: type, message: error instanceof Error ? error.message : String(error) };
+  const details = typeof error === 'object' && error !== null && 'details' in error && Array.isArray(error.details) ? (error.details as unknown[]) : [];
+  const first = details[0];
+  if (typeof first === 'object' && first !== null) {
+    if ('currentTask' in first && first.currentTask !== undefined) result.currentTask = first.currentTask;
+    if ('cycle' in first && first.cycle !== undefined) result.cycle = first.cycle;
+  }
+  return result;
 }

@@ -81,7 +81,7 @@ test('SIGKILL during a send and during a turn: every message is delivered exactl
   expect(new Set(bob.seenMessageIds)).toEqual(new Set([...bob.conversation.filter((e) => e.role === 'user').map((e) => e.messageId)]));
   expect(burst.every((a) => a.targetPhase === 'active')).toBe(true);
   const alice = await teammateState(team, 'alice');
-  expect(alice.conversation.find((e) => e.role === 'assistant' && e.turn === 2)?.receipts?.map((r) => r.ok)).toEqual([true, true, true]);
+  expect(alice.conversation.filter((e) => e.role === 'assistant' && e.turn === 2).at(-1)?.receipts?.map((r) => r.ok)).toEqual([true, true, true]);
 
   const view = await team.view();
   expect(view.members.map((m) => [m.name, m.phase])).toEqual([

@@ -74,8 +74,10 @@ test('sends are signals with inbox acceptance; the same message id is consumed o
   expect(bobAfter.conversation.find((e) => e.content === 'from alice')?.from).toBe('alice');
   const leadInbox = await eventually(() => team.readLeadInbox(), (m) => m.length > 0);
   expect(leadInbox).toEqual([expect.objectContaining({ from: 'alice', content: { done: true } })]);
-  const alice = await teammateState(team, 'alice');
-  expect(alice.conversation.find((e) => e.role === 'assistant' && e.turn === 2)?.receipts).toEqual([
+  // The turn's final reply carries the receipts of every send it made.
+  const alice = await eventually(() => teammateState(team, 'alice'), (s) => s.status === 'idle' && s.turns === 2);
+  expect(alice.conversation.filter((e) => e.role === 'tool' && e.toolName === 'send_message').map((e) => e.ok)).toEqual([true, true]);
+  expect(alice.conversation.filter((e) => e.role === 'assistant' && e.turn === 2).at(-1)?.receipts).toEqual([
     expect.objectContaining({ ok: true, acceptance: expect.objectContaining({ to: 'bob', targetPhase: 'active' }) }),
     expect.objectContaining({ ok: true, acceptance: expect.objectContaining({ to: 'lead', targetPhase: 'lead' }) }),
   ]);

@@ -1,0 +1,67 @@
+/**
+ * One agent turn: call the model on the assembled prompt, dispatch the tools it called by name,
+ * feed the results back, until it replies without tool calls (or the step limit). Independent of
+ * Temporal: the workflow injects `callModel` (an activity) and `dispatch` (activities or in-workflow
+ * Team logic), so this runs deterministically inside workflow code and is unit-testable alone.
+ * Entries are appended to the conversation as they happen, so an interrupted turn keeps what it did.
+ */
+import type { ConversationEntry, SendOutcome } from '../definitions';
+import type { ChatMessage, ModelResponse, ToolCall } from '../model';
+import { assemblePrompt } from './prompt';
+
+export const DEFAULT_MAX_STEPS_PER_TURN = 40;
+
+export interface DispatchResult {
+  ok: boolean;
+  /** Compact JSON for the model. */
+  text: string;
+  /** Set when the result is a record of this Team (Team tools), so forks of the root can drop it. */
+  teamRecord?: boolean;
+  /** A send_message's inbox acceptance (or rejection), collected as the turn's receipts. */
+  receipt?: SendOutcome;
+}
+
+export interface AgentTurnInput {
+  conversation: ConversationEntry[];
+  turn: number;
+  teamId: string;
+  system: string;
+  /** Prefix of deterministic operation ids: `<prefix>/step-<s>/call-<i>`. */
+  opIdPrefix: string;
+  maxSteps?: number;
+  callModel(messages: ChatMessage[]): Promise<ModelResponse>;
+  dispatch(call: ToolCall, opId: string): Promise<DispatchResult>;
+}
+
+export interface AgentTurnResult {
+  reply: string | null;
+  steps: number;
+  receipts: SendOutcome[];
+  stepLimitReached: boolean;
+}
+
+export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
+  const maxSteps = input.maxSteps ?? DEFAULT_MAX_STEPS_PER_TURN;
+  const receipts: SendOutcome[] = [];
+  for (let step = 0; step < maxSteps; step++) {
+    const response = await input.callModel(assemblePrompt({ system: input.system, conversation: input.conversation, teamId: input.teamId }));
+    const calls = response.message.toolCalls;
+    const entry: ConversationEntry = { role: 'assistant', content: response.message.content, turn: input.turn };
+    if (calls.length > 0) entry.toolCalls = calls;
+    input.conversation.push(entry);
+    if (calls.length === 0) {
+      if (receipts.length > 0) entry.receipts = receipts;
+      return { reply: response.message.content, steps: step + 1, receipts, stepLimitReached: false };
+    }
+    // Sequential on purpose: results land in a deterministic order and each sees the previous one's effect.
+    for (const [index, call] of calls.entries()) {
+      const result = await input.dispatch(call, `${input.opIdPrefix}/step-${step}/call-${index}`);
+      if (result.receipt) receipts.push(result.receipt);
+      const toolEntry: ConversationEntry = { role: 'tool', toolCallId: call.id, toolName: call.name, ok: result.ok, content: result.text, turn: input.turn };
+      if (result.teamRecord) toolEntry.teamId = input.teamId;
+      input.conversation.push(toolEntry);
+    }
+  }
+  input.conversation.push({ role: 'system', content: { event: 'step limit reached', maxSteps }, turn: input.turn, ...(receipts.length > 0 ? { receipts } : {}) });
+  return { reply: null, steps: maxSteps, receipts, stepLimitReached: true };
+}

@@ -1,0 +1,260 @@
+/**
+ * The Team profile's tools: zod input and complete result schemas, executed against a
+ * TeamToolContext. The same definitions serve the Lead (whose context calls the Lead's logic inside
+ * its own workflow) and teammates (whose context sends attributed Updates from an activity), so
+ * schemas stay uniform across members while execution enforces role restrictions (LeadOnly, ...).
+ * Models pass member names, never a Team id: the context already knows the caller's Team.
+ */
+import type { UpdateDefinition } from '@temporalio/common';
+import { z } from 'zod';
+import * as defs from '../definitions';
+import type { Attributed, LiveStatus } from '../definitions';
+import { EDGE_KINDS } from '../teamEdges';
+import type { TaskView, TeamView } from '../team';
+import { MAX_DESCRIPTION_LENGTH, MAX_SUBJECT_LENGTH, TASK_STATUSES, taskIdSchema, revisionSchema } from '../team';
+import { defineTool, type AnyTool } from '../tools/tool';
+
+export interface TeamToolContext {
+  /** The acting member, attributed by the runtime. */
+  caller: string;
+  update<Ret, Req extends Attributed>(definition: UpdateDefinition<Ret, [Req]>, body: Omit<Req, 'caller'>): Promise<Ret>;
+  roster(): Promise<{ view: TeamView; liveStatus: Record<string, LiveStatus> }>;
+}
+
+// ---- result schemas ------------------------------------------------------------------------
+
+const taskForModel = z.strictObject({
+  id: z.number(),
+  revision: z.number(),
+  subject: z.string(),
+  description: z.string(),
+  status: z.enum(TASK_STATUSES),
+  owner: z.string().nullable(),
+  dependencies: z.array(z.number()),
+  writeScopes: z.array(z.string()),
+  ready: z.boolean(),
+  overlaps: z.array(z.strictObject({ taskId: z.number(), scope: z.string(), otherScope: z.string() })),
+});
+type TaskForModel = z.output<typeof taskForModel>;
+
+/** The task as a model needs it: no timestamps or tombstone flag (deleted tasks are not listed). */
+function forModel(task: TaskView): TaskForModel {
+  return {
+    id: task.id,
+    revision: task.revision,
+    subject: task.subject,
+    description: task.description,
+    status: task.status,
+    owner: task.owner,
+    dependencies: task.dependencies,
+    writeScopes: task.writeScopes,
+    ready: task.ready,
+    overlaps: task.overlaps,
+  };
+}
+
+const taskResult = z.strictObject({ task: taskForModel });
+const liveStatus = z.enum(['starting', 'running', 'idle', 'exited']);
+const memberPhase = z.enum(['provisioning', 'active', 'failed', 'stopped']);
+
+// ---- input pieces --------------------------------------------------------------------------
+
+const memberName = z.string().min(1).max(100).describe('a teammate name (lowercase kebab-case), or "lead"');
+const taskRef = { taskId: taskIdSchema, expectedRevision: revisionSchema.describe('the revision you last read; a stale one is rejected with TaskRevisionConflict') };
+const messageContent = z.unknown().describe('the message: text, or any JSON value');
+
+// ---- tools ---------------------------------------------------------------------------------
+
+export const spawnTeammateTool = defineTool({
+  name: 'spawn_teammate',
+  description:
+    'Lead only. Add a named teammate to the roster and give it its first message. context "fresh" starts with no conversation; "fork" starts with your conversation up to (not including) this turn. Names are reserved forever, also after failure.',
+  input: z.strictObject({
+    name: z.string().min(1).max(64).describe('lowercase kebab-case, e.g. "api-writer"'),
+    context: z.enum(['fresh', 'fork']).default('fresh'),
+    message: messageContent,
+    model: z.string().min(1).max(200).optional().describe('model for this teammate; default: the Team default'),
+  }),
+  result: z.strictObject({ name: z.string(), phase: memberPhase, context: z.enum(['fresh', 'fork']), failure: z.string().nullable(), initialMessageId: z.string() }),
+  async execute(input, ctx: TeamToolContext) {
+    const result = await ctx.update(defs.spawnTeammateUpdate, { name: input.name, context: input.context, message: (input.message ?? '') as defs.SpawnTeammateRequest['message'], model: input.model ?? null });
+    return { name: result.member.name, phase: result.member.phase, context: result.member.context, failure: result.member.failure, initialMessageId: result.initialMessageId };
+  },
+});
+
+export const sendMessageTool = defineTool({
+  name: 'send_message',
+  description: 'Send a message into a member\'s inbox (running, idle or not resident). Returns inbox acceptance: the message id and the target\'s phase.',
+  input: z.strictObject({ to: memberName, content: messageContent }),
+  result: z.strictObject({ messageId: z.string(), to: z.string(), targetPhase: z.union([memberPhase, z.literal('lead')]), targetStatus: liveStatus }),
+  async execute(input, ctx: TeamToolContext) {
+    const acceptance = await ctx.update(defs.sendMessageUpdate, { to: input.to, content: (input.content ?? '') as defs.SendMessageRequest['content'] });
+    return { messageId: acceptance.messageId, to: acceptance.to, targetPhase: acceptance.targetPhase, targetStatus: acceptance.targetStatus };
+  },
+});
+
+export const createTaskTool = defineTool({
+  name: 'create_task',
+  description: 'Create a task on the shared board. dependencies: ids that must be completed first. writeScopes: path prefixes the task will write (advisory; overlaps are reported, never blocked).',
+  input: z.strictObject({
+    subject: z.string().min(1).max(MAX_SUBJECT_LENGTH),
+    description: z.string().max(MAX_DESCRIPTION_LENGTH).optional(),
+    dependencies: z.array(taskIdSchema).max(100).optional(),
+    writeScopes: z.array(z.string().max(500)).max(50).optional(),
+  }),
+  result: taskResult,
+  async execute(input, ctx: TeamToolContext) {
+    const { task } = await ctx.update(defs.createTaskUpdate, input);
+    return { task: forModel(task) };
+  },
+});
+
+export const editTaskTool = defineTool({
+  name: 'edit_task',
+  description: 'Owner or Lead: change a task\'s subject, description, dependencies or writeScopes.',
+  input: z.strictObject({
+    ...taskRef,
+    subject: z.string().min(1).max(MAX_SUBJECT_LENGTH).optional(),
+    description: z.string().max(MAX_DESCRIPTION_LENGTH).optional(),
+    dependencies: z.array(taskIdSchema).max(100).optional(),
+    writeScopes: z.array(z.string().max(500)).max(50).optional(),
+  }),
+  result: taskResult,
+  async execute(input, ctx: TeamToolContext) {
+    const { task } = await ctx.update(defs.editTaskUpdate, input);
+    return { task: forModel(task) };
+  },
+});
+
+export const claimTaskTool = defineTool({
+  name: 'claim_task',
+  description: 'Claim a ready, unowned task: you become its owner and it moves to in_progress.',
+  input: z.strictObject(taskRef),
+  result: taskResult,
+  async execute(input, ctx: TeamToolContext) {
+    const { task } = await ctx.update(defs.claimTaskUpdate, input);
+    return { task: forModel(task) };
+  },
+});
+
+export const assignTaskTool = defineTool({
+  name: 'assign_task',
+  description: 'Lead only: give a task to a member (owner), or clear the owner with null.',
+  input: z.strictObject({ ...taskRef, owner: memberName.nullable() }),
+  result: taskResult,
+  async execute(input, ctx: TeamToolContext) {
+    const { task } = await ctx.update(defs.assignTaskUpdate, input);
+    return { task: forModel(task) };
+  },
+});
+
+export const releaseTaskTool = defineTool({
+  name: 'release_task',
+  description: 'Owner or Lead: give a task back to the board (pending, no owner).',
+  input: z.strictObject(taskRef),
+  result: taskResult,
+  async execute(input, ctx: TeamToolContext) {
+    const { task } = await ctx.update(defs.releaseTaskUpdate, input);
+    return { task: forModel(task) };
+  },
+});
+
+export const setTaskStatusTool = defineTool({
+  name: 'set_task_status',
+  description: 'Owner or Lead: move a task to another status (pending, in_progress, completed, cancelled) along the allowed transitions.',
+  input: z.strictObject({ ...taskRef, status: z.enum(TASK_STATUSES) }),
+  result: taskResult,
+  async execute(input, ctx: TeamToolContext) {
+    const { task } = await ctx.update(defs.transitionTaskUpdate, input);
+    return { task: forModel(task) };
+  },
+});
+
+export const deleteTaskTool = defineTool({
+  name: 'delete_task',
+  description: 'Owner or Lead: delete a task (kept as a tombstone; tasks that others depend on cannot be deleted).',
+  input: z.strictObject(taskRef),
+  result: z.strictObject({ taskId: z.number(), revision: z.number(), deleted: z.literal(true) }),
+  async execute(input, ctx: TeamToolContext) {
+    const { task } = await ctx.update(defs.deleteTaskUpdate, input);
+    return { taskId: task.id, revision: task.revision, deleted: true as const };
+  },
+});
+
+export const listTasksTool = defineTool({
+  name: 'list_tasks',
+  description: 'Read the whole board (non-deleted tasks) as of now, with readiness and write-scope overlaps.',
+  input: z.strictObject({}),
+  result: z.strictObject({ tasks: z.array(taskForModel) }),
+  async execute(_input, ctx: TeamToolContext) {
+    const tasks = await ctx.update(defs.listTasksUpdate, {});
+    return { tasks: tasks.map(forModel) };
+  },
+});
+
+export const waitAgentTool = defineTool({
+  name: 'wait_agent',
+  description:
+    'Block until the next roster, mailbox, task or status change that happens after this call starts, or the timeout. It does not report earlier changes: after waking, re-read the board or roster.',
+  input: z.strictObject({
+    timeoutMs: z.number().int().min(1).max(3_600_000).default(300_000),
+    kinds: z.array(z.enum(EDGE_KINDS)).min(1).optional(),
+  }),
+  result: z.union([
+    z.strictObject({ woke: z.literal('edge'), kind: z.enum(EDGE_KINDS), subject: z.string() }),
+    z.strictObject({ woke: z.literal('timeout') }),
+    z.strictObject({ woke: z.literal('rollover') }),
+  ]),
+  async execute(input, ctx: TeamToolContext) {
+    const result = await ctx.update(defs.waitForEdgeUpdate, input.kinds ? { timeoutMs: input.timeoutMs, kinds: input.kinds } : { timeoutMs: input.timeoutMs });
+    if (result.woke === 'edge') return { woke: 'edge' as const, kind: result.edge.kind, subject: result.edge.subject };
+    return result.woke === 'timeout' ? { woke: 'timeout' as const } : { woke: 'rollover' as const };
+  },
+});
+
+export const interruptTeammateTool = defineTool({
+  name: 'interrupt_teammate',
+  description: 'Lead only: cancel a teammate\'s current turn. Its inbox and task ownership stay as they are.',
+  input: z.strictObject({ name: memberName }),
+  result: z.strictObject({ name: z.string(), statusAtInterrupt: liveStatus }),
+  async execute(input, ctx: TeamToolContext) {
+    const result = await ctx.update(defs.interruptTeammateUpdate, { name: input.name });
+    return { name: result.name, statusAtInterrupt: result.statusAtInterrupt };
+  },
+});
+
+export const readRosterTool = defineTool({
+  name: 'read_roster',
+  description: 'Read the roster: every member with its durable phase and live status, the member limit and whether admission is open.',
+  input: z.strictObject({}),
+  result: z.strictObject({
+    maxMembers: z.number(),
+    admission: z.enum(['open', 'closed']),
+    members: z.array(z.strictObject({ name: z.string(), phase: memberPhase, context: z.enum(['fresh', 'fork']), model: z.string().nullable(), status: liveStatus.nullable(), failure: z.string().nullable() })),
+  }),
+  async execute(_input, ctx: TeamToolContext) {
+    const { view, liveStatus: live } = await ctx.roster();
+    return {
+      maxMembers: view.maxMembers,
+      admission: view.admission,
+      members: view.members.map((m) => ({ name: m.name, phase: m.phase, context: m.context, model: m.model, status: live[m.name] ?? null, failure: m.failure })),
+    };
+  },
+});
+
+/** Every Team tool, in catalog order. */
+export const TEAM_TOOLS: readonly AnyTool<TeamToolContext>[] = [
+  spawnTeammateTool,
+  sendMessageTool,
+  createTaskTool,
+  editTaskTool,
+  claimTaskTool,
+  assignTaskTool,
+  releaseTaskTool,
+  setTaskStatusTool,
+  deleteTaskTool,
+  listTasksTool,
+  waitAgentTool,
+  interruptTeammateTool,
+  readRosterTool,
+];

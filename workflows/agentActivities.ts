@@ -1,0 +1,57 @@
+/**
+ * Activity proxies of the agent runtime, with the Temporal options that give model and tool calls
+ * their retry, timeout and cancellation behaviour. Shared by the Lead and member workflows.
+ */
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { TeamActivities } from '../activities';
+import type { createModelActivities } from '../activities/modelCall';
+import type { createWorkToolActivities } from '../activities/workTools';
+import type { DispatchResult } from '../shared/agent/loop';
+import type { ToolCall } from '../shared/model';
+
+type ModelActivities = ReturnType<typeof createModelActivities>;
+type WorkToolActivities = ReturnType<typeof createWorkToolActivities>;
+
+/**
+ * Model calls: retried with backoff on rate limits, 5xx and timeouts (a provider's retry-after
+ * overrides the backoff); bad requests and auth failures are not retryable. Heartbeats let a lost
+ * worker be noticed in 30 s and let an interrupt cancel the call.
+ */
+export const models = proxyActivities<ModelActivities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
+});
+
+/** A teammate's Team tool call: one attributed Update on the Lead, its update id fixed per call, so retries apply once. */
+export const memberTeamTools = proxyActivities<TeamActivities>({
+  startToCloseTimeout: '70 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
+});
+
+/**
+ * Work tools run on the worker that holds the checkout. One attempt only: bash is not idempotent,
+ * so a lost worker comes back to the model as an error result instead of a silent second run.
+ */
+export function workTools(checkoutTaskQueue: string): WorkToolActivities {
+  return proxyActivities<WorkToolActivities>({
+    taskQueue: checkoutTaskQueue,
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry: { maximumAttempts: 1 },
+  });
+}
+
+/** An activity that failed for good becomes a tool result the model can act on; cancellation propagates. */
+export async function asToolResult(run: () => Promise<DispatchResult>, call: ToolCall): Promise<DispatchResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isCancellation(error) || !(error instanceof ActivityFailure)) throw error;
+    const cause = error.cause;
+    const type = cause instanceof ApplicationFailure && cause.type ? cause.type : 'ToolUnavailable';
+    const message = cause?.message ?? error.message;
+    return { ok: false, text: JSON.stringify({ error: type, message: `${call.name} could not run (${message}); check the current state before trying again` }) };
+  }
+}

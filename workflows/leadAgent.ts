@@ -1,0 +1,272 @@
+/**
+ * The Lead as an agent: turns over its inbox (the operator's prompt and follow-ups, teammates'
+ * messages), its Team tools executed inside this workflow through the same operations the Update
+ * handlers use, work tools on the checkout's task queue, ordinary subagents in the default profile.
+ * After a turn ends with a reply, the Lead waits for required work (busy teammates, unread
+ * messages) and is told about open tasks before its final answer is accepted.
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { UpdateDefinition } from '@temporalio/common';
+import { dispatchByName, runSubagentToolCall, runTeamToolCall } from '../shared/agent/dispatch';
+import { runAgentTurn } from '../shared/agent/loop';
+import { identityText } from '../shared/agent/policy';
+import { completedTurnPrefix } from '../shared/agent/prompt';
+import { policyOf, toolsetOf } from '../shared/agent/profiles';
+import type { SubagentAnswer, SubagentToolContext } from '../shared/agent/subagentTools';
+import type { TeamToolContext } from '../shared/agent/teamTools';
+import * as defs from '../shared/definitions';
+import type { AgentStatus, Attributed } from '../shared/definitions';
+import { takePending } from '../shared/inbox';
+import type { ToolCall } from '../shared/model';
+import type { TaskCommandKind } from '../shared/team';
+import { LEAD, teamView } from '../shared/team';
+import { recordEdge } from '../shared/teamEdges';
+import { asToolResult, models, workTools } from './agentActivities';
+import type { LeadAgentState } from './leadAgentState';
+import { MAX_COMPLETION_NUDGES } from './leadAgentState';
+import type { LeadOperations } from './leadOperations';
+import type { TeamLeadRun } from './teamLeadRun';
+import { busyMembers } from './teamLeadRun';
+import type { subagent } from './subagent';
+
+/** How long the Lead waits for busy teammates before it is given a turn to decide what to do. */
+export const REQUIRED_WORK_WAIT_MS = 30 * 60 * 1000;
+
+const TASK_UPDATES: Record<string, TaskCommandKind> = {
+  createTask: 'createTask',
+  editTask: 'editTask',
+  claimTask: 'claimTask',
+  assignTask: 'assignTask',
+  releaseTask: 'releaseTask',
+  transitionTask: 'transitionTask',
+  deleteTask: 'deleteTask',
+};
+
+export interface LeadAgentDeps {
+  lead: TeamLeadRun;
+  agent: LeadAgentState;
+  ops: LeadOperations;
+  teamId: string;
+  now: () => string;
+  closing: () => boolean;
+}
+
+export class LeadAgentRunner {
+  private turnScope: CancellationScope | undefined;
+
+  constructor(private readonly deps: LeadAgentDeps) {}
+
+  private setStatus(status: AgentStatus): void {
+    const { agent, lead } = this.deps;
+    if (agent.status === status) return;
+    agent.status = status;
+    // An edge like any member's status change: waitForEdge wakes, so callers follow the Lead without polling.
+    lead.edges = recordEdge(lead.edges, 'status', `${LEAD}:${status}`, this.deps.now());
+  }
+
+  /** Disposal cancels a turn in progress. */
+  cancelTurn(): void {
+    this.turnScope?.cancel();
+  }
+
+  /** The Lead's own Team tools: attributed to the Lead, run through the same operations as Updates. */
+  private teamContext(opId: string): TeamToolContext {
+    const { lead, ops, now } = this.deps;
+    return {
+      caller: LEAD,
+      update: async <Ret, Req extends Attributed>(definition: UpdateDefinition<Ret, [Req]>, body: Omit<Req, 'caller'>): Promise<Ret> => {
+        const request = { ...body, caller: LEAD };
+        const taskKind = TASK_UPDATES[definition.name];
+        if (taskKind) return lead.applyTaskCommand(taskKind, request, opId, now()) as Ret;
+        switch (definition.name) {
+          case defs.spawnTeammateUpdate.name:
+            return (await ops.spawn(request, opId)) as Ret;
+          case defs.sendMessageUpdate.name:
+            return (await ops.send(request, opId)) as Ret;
+          case defs.interruptTeammateUpdate.name:
+            return (await ops.interrupt(request)) as Ret;
+          case defs.waitForEdgeUpdate.name:
+            return (await ops.wait(request)) as Ret;
+          case defs.listTasksUpdate.name:
+            lead.validateRead(request, false);
+            return lead.listTasks() as Ret;
+          case defs.readTaskUpdate.name:
+            lead.validateReadTask(request, false);
+            return lead.readTask(request) as Ret;
+          default:
+            throw ApplicationFailure.create({ type: 'UnknownTool', message: `the Lead has no operation ${definition.name}`, nonRetryable: true });
+        }
+      },
+      roster: () => Promise.resolve({ view: teamView(lead.state), liveStatus: lead.liveStatus }),
+    };
+  }
+
+  private subagentContext(opId: string): SubagentToolContext {
+    const { agent, teamId, now } = this.deps;
+    const record = (agentId: string): defs.SubagentRecord => {
+      const found = agent.subagents[agentId];
+      if (!found || found.closed) {
+        throw ApplicationFailure.create({ type: 'UnknownAgent', message: `no open subagent "${agentId}"; use an agentId returned by subagent or subagent_fork`, nonRetryable: true });
+      }
+      return found;
+    };
+    return {
+      startSubagent: async ({ prompt, context, model }): Promise<SubagentAnswer> => {
+        agent.nextSubagent += 1;
+        const agentId = `${teamId}/subagent/${agent.nextSubagent}`;
+        const name = `subagent-${agent.nextSubagent}`;
+        agent.subagents = { ...agent.subagents, [agentId]: { workflowId: agentId, answers: [], closed: false } };
+        await startChild<typeof subagent>(defs.SUBAGENT_WORKFLOW_TYPE, {
+          workflowId: agentId,
+          args: [
+            {
+              descriptor: { teamId, name, context, initialMessageId: `${agentId}/initial` },
+              model: model ?? agent.options?.model ?? null,
+              seed: context === 'fork' ? completedTurnPrefix(agent.conversation, agent.currentTurn) : [],
+              initialMessage: { messageId: `${agentId}/initial`, from: LEAD, content: prompt, sentAt: now() },
+              cwd: agent.cwd,
+              ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),
+            },
+          ],
+          // Survives the Lead's continue-as-new; close_agent and disposal stop it.
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        });
+        await condition(() => (agent.subagents[agentId]?.answers.length ?? 0) > 0 || this.deps.closing());
+        return agent.subagents[agentId]?.answers[0] ?? { agentId, turn: 0, answer: null };
+      },
+      sendInput: async (agentId, message) => {
+        const target = record(agentId);
+        await getExternalWorkflowHandle(target.workflowId).signal(defs.deliverMessageSignal, { messageId: opId, from: LEAD, content: message, sentAt: now() });
+        return { agentId, messageId: opId };
+      },
+      waitAgent: async (agentId, timeoutMs) => {
+        const since = record(agentId).answers.length;
+        await condition(() => (agent.subagents[agentId]?.answers.length ?? 0) > since || this.deps.closing(), timeoutMs);
+        return agent.subagents[agentId]?.answers[since] ?? null;
+      },
+      closeAgent: async (agentId) => {
+        const target = record(agentId);
+        await this.deps.ops.stopChild(target.workflowId);
+        agent.subagents = { ...agent.subagents, [agentId]: { ...target, closed: true } };
+        return { agentId, closed: true };
+      },
+    };
+  }
+
+  /** A subagent's answer, signalled by the child. */
+  recordSubagentAnswer(answer: SubagentAnswer): void {
+    const { agent } = this.deps;
+    const record = agent.subagents[answer.agentId];
+    if (!record || record.answers.some((a) => a.turn === answer.turn)) return;
+    agent.subagents = { ...agent.subagents, [answer.agentId]: { ...record, answers: [...record.answers, answer] } };
+  }
+
+  /** Open subagents to stop at disposal. */
+  async stopSubagents(): Promise<void> {
+    const { agent, ops } = this.deps;
+    for (const [agentId, record] of Object.entries(agent.subagents)) {
+      if (record.closed) continue;
+      await ops.stopChild(record.workflowId);
+      agent.subagents = { ...agent.subagents, [agentId]: { ...record, closed: true } };
+    }
+  }
+
+  private async turn(): Promise<void> {
+    const { agent, lead, teamId } = this.deps;
+    const toolset = toolsetOf(agent.profile);
+    const checkout = workTools(agent.options?.checkoutTaskQueue ?? workflowInfo().taskQueue);
+    const { inbox, messages } = takePending(lead.leadInbox);
+    lead.leadInbox = inbox;
+    const turn = agent.beginTurn(messages, teamId);
+    this.setStatus('running');
+    this.turnScope = new CancellationScope();
+    try {
+      await this.turnScope.run(() =>
+        runAgentTurn({
+          conversation: agent.conversation,
+          turn,
+          teamId,
+          system: `${policyOf(toolset)}\n\n${identityText({ teamId, name: LEAD, role: 'lead', cwd: agent.cwd })}`,
+          opIdPrefix: `${teamId}/lead/turn-${turn}`,
+          callModel: (chat) => models.callModel({ model: agent.options?.model ?? null, toolset, messages: chat }),
+          dispatch: (call: ToolCall, opId: string) =>
+            dispatchByName(toolset, call, opId, {
+              work: (c) =>
+                asToolResult(async () => {
+                  const result = await checkout.runWorkTool({ tool: c.name, argumentsJson: c.argumentsJson, cwd: agent.cwd });
+                  agent.cwd = result.cwd;
+                  return { ok: result.ok, text: result.text };
+                }, c),
+              team: (c, id) => runTeamToolCall(c, this.teamContext(id)),
+              subagent: (c, id) => runSubagentToolCall(c, this.subagentContext(id)),
+            }),
+        }),
+      );
+    } catch (error) {
+      if (isCancellation(error)) {
+        agent.note({ event: 'turn cancelled (the Team is being disposed)' });
+      } else {
+        agent.note({ event: 'turn failed', error: error instanceof Error ? error.message : String(error) });
+      }
+    } finally {
+      this.turnScope = undefined;
+      agent.currentTurn = null;
+    }
+  }
+
+  /** Turns until the Team closes; each reply is held back while required work remains. */
+  async run(): Promise<void> {
+    const { agent, lead, closing } = this.deps;
+    const hasMail = (): boolean => lead.leadInbox.pending.length > 0;
+    for (;;) {
+      await condition(() => closing() || hasMail());
+      if (closing()) return;
+      await this.turn();
+      if (closing()) return;
+      // Required work before the final answer.
+      for (;;) {
+        if (hasMail()) break; // new messages: another turn
+        const busy = busyMembers(lead);
+        if (busy.length > 0) {
+          this.setStatus('waiting');
+          const woke = await condition(() => closing() || hasMail() || busyMembers(lead).length === 0, REQUIRED_WORK_WAIT_MS);
+          if (closing()) return;
+          if (!woke) {
+            this.nudge({ event: 'teammates are still busy', busy: busyMembers(lead), waitedMs: REQUIRED_WORK_WAIT_MS });
+            break;
+          }
+          continue;
+        }
+        const open = Object.values(lead.state.tasks)
+          .filter((t) => !t.deleted && (t.status === 'pending' || t.status === 'in_progress'))
+          .map((t) => t.id);
+        if (open.length > 0 && agent.nudges < MAX_COMPLETION_NUDGES) {
+          agent.nudges += 1;
+          this.nudge({ event: 'work remains before your final answer', openTasks: open, hint: 'check the board (list_tasks) and your messages; finish, reassign or cancel these tasks, or answer again to finish anyway' });
+          break;
+        }
+        agent.finalAnswer = agent.lastReply();
+        agent.openTasksAtAnswer = open;
+        this.setStatus('answered');
+        break;
+      }
+    }
+  }
+
+  /** A runtime note that starts another turn (delivered through the Lead's own inbox). */
+  private nudge(content: defs.ConversationEntry['content']): void {
+    const { lead, agent, now } = this.deps;
+    lead.receiveForLead({ messageId: `${this.deps.teamId}/lead/nudge-${agent.turns}-${agent.nudges}`, from: LEAD, content, sentAt: now() }, now());
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * An ordinary subagent of the default profile: a continuable child session outside any roster.
+ * It is not a Team member (no Team tools, no roster record); each turn's final reply goes to the
+ * session that started it, which owns it (send_input, wait_agent, close_agent).
+ */
+import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import * as defs from '../shared/definitions';
+import type { TeammateInput, TeammateStateView } from '../shared/definitions';
+import { runSession } from './memberSession';
+
+export async function subagent(input: TeammateInput): Promise<TeammateStateView> {
+  const parent = getExternalWorkflowHandle(input.descriptor.teamId);
+  return runSession(input, {
+    role: 'subagent',
+    toolset: 'subagent',
+    report: () => Promise.resolve(),
+    onAnswer: async (turn, answer) => {
+      try {
+        await parent.signal(defs.subagentAnswerSignal, { agentId: workflowInfo().workflowId, turn, answer });
+      } catch {
+        // The parent has finished: nobody is waiting for this answer.
+      }
+    },
+  });
+}
