@@ -10,8 +10,7 @@ import * as defs from '../shared/definitions';
 import type { InboxAcceptance, TeamLeadInput, TeamLeadResult } from '../shared/definitions';
 import { rollingOverFailure } from '../shared/failures';
 import type { TaskCommandKind, TaskMutationResult } from '../shared/team';
-import { LEAD, reject, teamView } from '../shared/team';
-import { rejectionFailure } from '../shared/failures';
+import { LEAD, teamView } from '../shared/team';
 import { LeadAgentRunner } from './leadAgent';
 import { LeadAgentState, OPERATOR } from './leadAgentState';
 import { createLeadOperations } from './leadOperations';
@@ -71,14 +70,7 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
   setHandler(defs.waitForEdgeUpdate, (request) => ops.wait(request), { validator: (request): void => void lead.validateWait(request, closing()) });
 
   // ---- the Lead agent ------------------------------------------------------------------------
-  const validatePrompt = (request: unknown): defs.PromptLeadRequest => {
-    if (closing()) throw rollingOverFailure();
-    lead.validateLeadOnly('promptLead', request);
-    const prompt = request as defs.PromptLeadRequest;
-    if (!agent.enabled) throw rejectionFailure(reject('LeadOnly', `Team ${teamId} was started without an agent (no prompt); start a Team with a prompt to talk to its Lead`));
-    if (typeof prompt.content !== 'string' || prompt.content.trim() === '') throw rejectionFailure(reject('LeadOnly', 'promptLead needs non-empty text content'));
-    return prompt;
-  };
+  const validatePrompt = (request: unknown): defs.PromptLeadRequest => lead.validatePrompt(request, closing(), agent.enabled);
   setHandler(
     defs.promptLeadUpdate,
     (request): InboxAcceptance => {

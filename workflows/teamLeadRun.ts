@@ -63,6 +63,7 @@ const spawnSchema = z.strictObject({
   model: z.string().min(1).max(200).nullable().default(null),
 });
 const sendEnvelopeSchema = z.strictObject({ caller, to: z.string().min(1).max(100), content: z.unknown(), messageId: z.string().min(1).max(200).optional() });
+const promptSchema = z.strictObject({ caller, content: z.string().trim().min(1).max(100_000), messageId: z.string().min(1).max(200).optional() });
 const interruptSchema = z.strictObject({ caller, name: z.string().min(1).max(100) });
 const waitSchema = z.strictObject({ caller, timeoutMs: z.number().int().min(1).max(MAX_WAIT_MS), kinds: z.array(z.enum(EDGE_KINDS)).min(1).optional() });
 
@@ -285,6 +286,17 @@ export class TeamLeadRun {
     const request = parseWith('waitForEdge', waitSchema, input);
     this.requireMember(request.caller);
     return { ...request, kinds: request.kinds ?? [...EDGE_KINDS] };
+  }
+
+  /** promptLead: Lead-only (the operator), and only for a Team whose Lead runs an agent. */
+  validatePrompt(input: unknown, closing: boolean, agentEnabled: boolean): z.infer<typeof promptSchema> {
+    if (closing) throw rollingOverFailure();
+    const request = parseWith('promptLead', promptSchema, input);
+    if (request.caller !== LEAD) throw rejectionFailure(reject('LeadOnly', 'only the Lead (its operator) prompts the Lead agent'));
+    if (!agentEnabled) {
+      throw ApplicationFailure.create({ type: 'AgentNotEnabled', message: `Team ${this.state.teamId} was started without a prompt, so its Lead runs no agent; start a Team with a prompt to talk to its Lead`, nonRetryable: true });
+    }
+    return request;
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------

@@ -26,34 +26,37 @@ export function isForeignTeamRecord(entry: ConversationEntry, teamId: string): b
 }
 
 export function assemblePrompt(input: PromptInput): ChatMessage[] {
-  const entries = input.conversation.filter((e) => !isForeignTeamRecord(e, input.teamId));
-  const answered = new Set(entries.filter((e) => e.role === 'tool').map((e) => e.toolCallId));
-  // Tool calls whose results were dropped with a foreign Team's records are dropped too.
-  const dropped = new Set(input.conversation.filter((e) => e.role === 'tool' && isForeignTeamRecord(e, input.teamId)).map((e) => e.toolCallId));
+  const all = input.conversation;
   const messages: ChatMessage[] = [{ role: 'system', content: input.system }];
-  let open: ToolCall[] = [];
-  const closeOpenCalls = (): void => {
-    // Every tool call must be followed by its result; calls cut short by an interrupt get one.
-    for (const call of open) if (!answered.has(call.id)) messages.push({ role: 'tool', toolCallId: call.id, content: INTERRUPTED_CALL_RESULT });
-    open = [];
-  };
-  for (const entry of entries) {
-    if (entry.role !== 'tool') closeOpenCalls();
+  for (let i = 0; i < all.length; i++) {
+    const entry = all[i]!;
+    if (entry.role === 'tool') continue; // emitted with the assistant entry that called it
+    if (isForeignTeamRecord(entry, input.teamId) && entry.role !== 'assistant') continue;
     switch (entry.role) {
       case 'user':
         messages.push({ role: 'user', content: entry.messageId && entry.from ? renderInboxMessage({ messageId: entry.messageId, from: entry.from, content: entry.content }) : text(entry.content) });
         break;
       case 'assistant': {
-        const calls = (entry.toolCalls ?? []).filter((c) => !dropped.has(c.id));
+        // Its results are the tool entries right after it (ids may repeat across turns, so match by position).
+        const results: ConversationEntry[] = [];
+        for (let j = i + 1; j < all.length && all[j]!.role === 'tool'; j++) results.push(all[j]!);
+        const resultOf = (call: ToolCall): ConversationEntry | undefined => results.find((r) => r.toolCallId === call.id);
+        // A fork of a root drops the ancestor Team's records: those calls go with their results.
+        const calls = (entry.toolCalls ?? []).filter((call) => {
+          const result = resultOf(call);
+          return !(result ? isForeignTeamRecord(result, input.teamId) : isForeignTeamRecord(entry, input.teamId));
+        });
         const content = entry.content === null ? null : text(entry.content);
         if (calls.length === 0 && (content === null || content === '')) break;
-        messages.push(calls.length > 0 ? { role: 'assistant', content, toolCalls: calls } : { role: 'assistant', content });
-        open = calls;
+        if (calls.length === 0) {
+          messages.push({ role: 'assistant', content });
+          break;
+        }
+        messages.push({ role: 'assistant', content, toolCalls: calls });
+        // Every call must be followed by its result; calls cut short by an interrupt get one.
+        for (const call of calls) messages.push({ role: 'tool', toolCallId: call.id, content: resultOf(call) ? text(resultOf(call)!.content) : INTERRUPTED_CALL_RESULT });
         break;
       }
-      case 'tool':
-        if (entry.toolCallId) messages.push({ role: 'tool', toolCallId: entry.toolCallId, content: text(entry.content) });
-        break;
       case 'system':
         // Runtime notes mid-conversation go as user text: not every provider accepts late system messages.
         messages.push({ role: 'user', content: `[runtime note] ${text(entry.content)}` });
@@ -64,7 +67,6 @@ export function assemblePrompt(input: PromptInput): ChatMessage[] {
       }
     }
   }
-  closeOpenCalls();
   return messages;
 }
 

@@ -5,11 +5,11 @@ import { spawnWorkerProcess, type WorkerProcess } from './workerProcess';
 
 export interface TestEnvironment {
   readonly client: Client;
-  readonly worker: RunningWorker;
+  readonly worker: RunningWorker & { checkoutRoot: string };
 }
 
 export function useClientAndWorker(): TestEnvironment {
-  const env = {} as { client: Client; worker: RunningWorker; close: () => Promise<void> };
+  const env = {} as { client: Client; worker: RunningWorker & { checkoutRoot: string }; close: () => Promise<void> };
   beforeAll(async () => {
     const { client, close } = await connectClient();
     env.client = client;

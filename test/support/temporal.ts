@@ -1,5 +1,8 @@
 /** Helpers for integration tests on the real dev server started by globalSetup. */
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { createTeamWorker } from '../../worker/createWorker';
@@ -37,15 +40,22 @@ export interface RunningWorker {
   stop: () => Promise<void>;
 }
 
-/** An in-process worker on its own task queue, running until stop(). */
-export async function startWorker(taskQueue: string = uniqueId('tq')): Promise<RunningWorker> {
+/** A fresh directory standing in for the shared checkout, so work tools never touch the repository. */
+export function tempCheckout(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-'));
+}
+
+/** An in-process worker on its own task queue, running until stop(). Work tools act on `checkoutRoot` (default: a temp dir). */
+export async function startWorker(taskQueue: string = uniqueId('tq'), options: { checkoutRoot?: string } = {}): Promise<RunningWorker & { checkoutRoot: string }> {
   quietRuntime();
   const connection = await NativeConnection.connect({ address: address() });
-  const { worker, close } = await createTeamWorker({ connection, address: address(), taskQueue });
+  const checkoutRoot = options.checkoutRoot ?? tempCheckout();
+  const { worker, close } = await createTeamWorker({ connection, address: address(), taskQueue, checkoutRoot });
   const running = worker.run();
   return {
     worker,
     taskQueue,
+    checkoutRoot,
     stop: async () => {
       worker.shutdown();
       await running;

@@ -1,5 +1,7 @@
 /** Runs the project's worker (worker/main.ts) as a separate OS process, for crash drills. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { address } from './temporal';
 
@@ -15,7 +17,7 @@ const ROOT = path.resolve(__dirname, '../..');
 export async function spawnWorkerProcess(taskQueue: string): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(ROOT, 'worker/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: address(), TEMPORAL_TASK_QUEUE: taskQueue },
+    env: { ...process.env, TEMPORAL_ADDRESS: address(), TEMPORAL_TASK_QUEUE: taskQueue, AGENT_TEAMS_CHECKOUT: fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-')) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,0 +1,192 @@
+/**
+ * The agent runtime end to end on the real server, driven by the scripted model: a Lead started
+ * with a prompt plans tasks, spawns teammates (fresh and fork), waits for their work, and answers;
+ * teammates claim and complete tasks and edit the shared checkout through version-checked tools.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { answer, script, scriptText, send, think, tool } from '../../activities/providers/scriptedModelScript';
+import { TeamClient } from '../../client/teamClient';
+import * as defs from '../../shared/definitions';
+import type { LeadAgentOptions, LeadAgentView } from '../../shared/definitions';
+import { teammateWorkflowId } from '../../shared/team';
+import { useClientAndWorker } from '../support/harness';
+import { eventually, runningWorkflowsOfTeam, teammateState } from '../support/teams';
+import { uniqueId } from '../support/temporal';
+
+const env = useClientAndWorker();
+
+async function startAgentTeam(client: Client, taskQueue: string, agent: LeadAgentOptions, extra: Partial<defs.TeamLeadInput> = {}): Promise<TeamClient> {
+  const teamId = (extra.teamId as string | undefined) ?? uniqueId('agent-team');
+  await client.workflow.start(defs.TEAM_LEAD_WORKFLOW_TYPE, { workflowId: teamId, taskQueue, args: [{ teamId, agent, ...extra }] });
+  return TeamClient.attach(client, teamId);
+}
+
+const agentState = (team: TeamClient): Promise<LeadAgentView> => team.handle().query(defs.getAgentStateQuery);
+const answered = (team: TeamClient): Promise<LeadAgentView> => eventually(() => agentState(team), (v) => v.status === 'answered', 120_000);
+
+
+async function activityTypes(client: Client, workflowId: string): Promise<string[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
+}
+
+test('a Lead with a prompt plans, spawns a fresh and a fork teammate, waits for their work and answers; files change only through version checks', async () => {
+  const bobScript = script(
+    tool('claim_task', { taskId: 2, expectedRevision: 1 }),
+    tool('read_file', { path: 'src/parser.ts' }),
+    tool('write_file', { path: 'src/parser.ts', content: 'clobbered', version: `sha256:${'0'.repeat(64)}` }),
+    tool('write_file', { path: 'test/parser.test.ts', content: 'test("parses", () => {});\n', version: null }),
+    tool('set_task_status', { taskId: 2, expectedRevision: 2, status: 'completed' }),
+    send('lead', script(answer('parser and tests done'))),
+  );
+  const aliceScript = script(
+    tool('claim_task', { taskId: 1, expectedRevision: 1 }),
+    tool('write_file', { path: 'src/parser.ts', content: 'export const parse = (s: string) => s.split(",");\n', version: null }),
+    tool('set_task_status', { taskId: 1, expectedRevision: 2, status: 'completed' }),
+    // The Lead's next turn follows this message's script: it spawns bob as a fork once the parser exists.
+    send('lead', script(tool('spawn_teammate', { name: 'bob', context: 'fork', message: bobScript }))),
+  );
+  const team = await startAgentTeam(env.client, env.worker.taskQueue, {
+    profile: 'team',
+    prompt: scriptText(
+      tool('create_task', { subject: 'write the parser', writeScopes: ['src/parser.ts'] }),
+      tool('create_task', { subject: 'test the parser', dependencies: [1], writeScopes: ['test/'] }),
+      tool('spawn_teammate', { name: 'alice', message: aliceScript }),
+    ),
+  });
+
+  const lead = await answered(team);
+  expect(lead.finalAnswer).toBe('parser and tests done');
+  expect(lead.openTasksAtAnswer).toEqual([]);
+  // Turn 1: the plan; turn 2: alice's report (spawns bob); turn 3: bob's report. Between them the Lead waited.
+  expect(lead.turns).toBe(3);
+  const leadTools = lead.conversation.filter((e) => e.role === 'tool').map((e) => `${e.toolName}:${e.ok}`);
+  expect(leadTools).toEqual(['create_task:true', 'create_task:true', 'spawn_teammate:true', 'spawn_teammate:true']);
+
+  const view = await team.view();
+  expect(view.members.map((m) => [m.name, m.phase, m.context])).toEqual([
+    ['alice', 'active', 'fresh'],
+    ['bob', 'active', 'fork'],
+  ]);
+  expect(view.tasks.map((t) => [t.id, t.status, t.owner, t.revision])).toEqual([
+    [1, 'completed', 'alice', 3],
+    [2, 'completed', 'bob', 3],
+  ]);
+
+  // The shared checkout: bob's blind overwrite was refused as stale; the parser is alice's.
+  expect(fs.readFileSync(path.join(env.worker.checkoutRoot, 'src/parser.ts'), 'utf8')).toContain('export const parse');
+  expect(fs.existsSync(path.join(env.worker.checkoutRoot, 'test/parser.test.ts'))).toBe(true);
+  const bob = await eventually(() => teammateState(team, 'bob'), (s) => s.status === 'idle' && s.turns === 1);
+  const seedLength = bob.conversation.findIndex((e) => e.messageId === `${teammateWorkflowId(team.teamId, 'bob')}/initial`);
+  const bobResults = bob.conversation.slice(seedLength).filter((e) => e.role === 'tool');
+  expect(bobResults.map((e) => `${e.toolName}:${e.ok}`)).toEqual(['claim_task:true', 'read_file:true', 'write_file:false', 'write_file:true', 'set_task_status:true', 'send_message:true']);
+  expect(JSON.parse(String(bobResults[2]!.content))).toMatchObject({ error: 'StaleVersion' });
+
+  // bob is a fork: his conversation starts with the Lead's completed turns (1 only), never the
+  // delegation turn (2) in which he was spawned.
+  const seedEnd = bob.conversation.findIndex((e) => e.messageId === `${teammateWorkflowId(team.teamId, 'bob')}/initial`);
+  const seed = bob.conversation.slice(0, seedEnd);
+  expect(seed[0]).toMatchObject({ role: 'user', messageId: `${team.teamId}/prompt`, from: 'user' });
+  expect(seed.every((e) => e.turn === 1)).toBe(true);
+  expect(seed.filter((e) => e.role === 'tool').map((e) => e.toolName)).toEqual(['create_task', 'create_task', 'spawn_teammate']);
+  const alice = await teammateState(team, 'alice');
+  expect(alice.conversation[0]).toMatchObject({ role: 'user', from: 'lead' }); // fresh: no inherited conversation
+
+  // Persisted histories: model calls and tools as activities, children, status signals.
+  const leadEvents = (await env.client.workflow.getHandle(team.teamId).fetchHistory()).events ?? [];
+  expect(leadEvents.filter((e) => e.childWorkflowExecutionStartedEventAttributes)).toHaveLength(2);
+  expect(leadEvents.some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'reportMemberStatus')).toBe(true);
+  const leadActivities = await activityTypes(env.client, team.teamId);
+  // Team tools of the Lead run inside its own workflow: its only activities are the 5 model calls
+  // (plan + handled, spawn bob + handled, the final answer).
+  expect(leadActivities).toEqual(Array(5).fill('callModel'));
+  const aliceActivities = await activityTypes(env.client, teammateWorkflowId(team.teamId, 'alice'));
+  expect(aliceActivities).toEqual(['callModel', 'runTeamTool', 'runWorkTool', 'runTeamTool', 'runTeamTool', 'callModel']);
+
+  await team.dispose();
+  expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
+});
+
+test('a Team tool error comes back to the model as a typed result, and teammates cannot do Lead-only things', async () => {
+  const team = await startAgentTeam(env.client, env.worker.taskQueue, {
+    profile: 'team',
+    prompt: scriptText(
+      tool('claim_task', { taskId: 9, expectedRevision: 1 }),
+      tool('spawn_teammate', { name: 'Not Kebab', message: 'hi' }),
+      tool('spawn_teammate', { name: 'carol', message: script(tool('spawn_teammate', { name: 'dave', message: 'hi' }), tool('interrupt_teammate', { name: 'carol' }), tool('no_such_tool')) }),
+      answer('done'),
+    ),
+  });
+  const lead = await answered(team);
+  const results = lead.conversation.filter((e) => e.role === 'tool').map((e) => JSON.parse(String(e.content)) as { error?: string });
+  expect(results.map((r) => r.error ?? 'ok')).toEqual(['TaskNotFound', 'InvalidMemberName', 'ok']);
+  const carol = await eventually(() => teammateState(team, 'carol'), (s) => s.turns === 1 && s.status === 'idle');
+  expect(carol.conversation.filter((e) => e.role === 'tool').map((e) => (JSON.parse(String(e.content)) as { error: string }).error)).toEqual(['LeadOnly', 'LeadOnly', 'UnknownTool']);
+  expect((await team.view()).members.map((m) => m.name)).toEqual(['carol']);
+  await team.dispose();
+});
+
+test('the default profile has no Team tools; ordinary subagents answer, take follow-ups and are closed outside the roster', async () => {
+  const teamId = uniqueId('solo');
+  const agentId = `${teamId}/subagent/1`;
+  const team = await startAgentTeam(
+    env.client,
+    env.worker.taskQueue,
+    {
+      prompt: scriptText(
+        tool('spawn_teammate', { name: 'eve', message: 'hi' }),
+        tool('subagent', { prompt: scriptText(tool('write_file', { path: 'notes.txt', content: 'from a subagent', version: null }), answer('notes written')) }),
+        think(1),
+        tool('send_input', { agentId, message: scriptText(answer('second answer')) }),
+        tool('wait_agent', { agentId, timeoutMs: 60_000 }),
+        tool('close_agent', { agentId }),
+        answer('solo done'),
+      ),
+    },
+    { teamId },
+  );
+  const lead = await answered(team);
+  expect(lead.profile).toBe('default');
+  expect(lead.finalAnswer).toBe('solo done');
+  const results = lead.conversation.filter((e) => e.role === 'tool').map((e) => [e.toolName, JSON.parse(String(e.content))]);
+  expect(results).toEqual([
+    ['spawn_teammate', expect.objectContaining({ error: 'UnknownTool' })],
+    ['subagent', { agentId, turn: 1, answer: 'notes written' }],
+    ['send_input', { agentId, messageId: expect.any(String) }],
+    ['wait_agent', { woke: 'answer', agentId, turn: 2, answer: 'second answer' }],
+    ['close_agent', { agentId, closed: true }],
+  ]);
+  expect(fs.readFileSync(path.join(env.worker.checkoutRoot, 'notes.txt'), 'utf8')).toBe('from a subagent');
+  expect((await team.view()).members).toEqual([]);
+  const sub = await env.client.workflow.getHandle(agentId).describe();
+  expect(sub.type).toBe('subagent');
+  expect(sub.status.name).not.toBe('RUNNING');
+  await team.dispose();
+});
+
+test('a fork of a root is a new root: it keeps the conversation, not the ancestor Team; follow-up prompts start new turns', async () => {
+  const ancestor = await startAgentTeam(env.client, env.worker.taskQueue, {
+    profile: 'team',
+    prompt: scriptText(tool('spawn_teammate', { name: 'alice', message: 'hello' }), answer('ancestor done')),
+  });
+  const before = await answered(ancestor);
+  const fork = await startAgentTeam(
+    env.client,
+    env.worker.taskQueue,
+    { profile: 'team', prompt: scriptText(tool('spawn_teammate', { name: 'alice', message: 'hello again' }), answer('fork done')) },
+    { forkOf: { teamId: ancestor.teamId, conversation: before.conversation } },
+  );
+  const forked = await answered(fork);
+  expect(forked.finalAnswer).toBe('fork done');
+  expect(forked.conversation.slice(0, before.conversation.length)).toEqual(before.conversation);
+  // The name alice belongs to the ancestor's Team only: the fork's roster starts empty.
+  expect((await fork.view()).members.map((m) => [m.name, m.phase])).toEqual([['alice', 'active']]);
+
+  const acceptance = await fork.update(defs.promptLeadUpdate, { content: scriptText(answer('follow-up done')) });
+  expect(acceptance).toMatchObject({ to: 'lead', targetPhase: 'lead' });
+  await eventually(() => agentState(fork), (v) => v.finalAnswer === 'follow-up done', 60_000);
+  await ancestor.dispose();
+  await fork.dispose();
+});
