@@ -1,5 +1,6 @@
-/** Plain-text tables for the CLI. */
-import type { LiveStatus } from '../shared/definitions';
+/** Plain-text tables and lines for the CLI. */
+import type { ConversationEntry, LeadAgentView, LiveStatus } from '../shared/definitions';
+import type { JsonValue } from '../shared/json';
 import type { TaskView, TeamView } from '../shared/team';
 import type { TeamEdge } from '../shared/teamEdges';
 
@@ -35,4 +36,72 @@ export function formatTasks(tasks: TaskView[]): string {
 
 export function formatEdge(edge: TeamEdge): string {
   return `#${edge.seq} ${edge.at} ${edge.kind} ${edge.subject}`;
+}
+
+/** One line per conversation entry: turn, role, sender or tool, and the content (truncated unless `full`). */
+export function formatConversation(entries: ConversationEntry[], options: { width?: number; full?: boolean } = {}): string {
+  if (entries.length === 0) return '(no conversation yet)';
+  const width = options.width ?? 160;
+  return entries
+    .map((entry) => {
+      const who = conversationSource(entry);
+      const head = `t${entry.turn} ${entry.role}${who ? ` ${who}` : ''}`;
+      const calls = entry.toolCalls?.length ? ` -> ${entry.toolCalls.map((c) => c.name).join(', ')}` : '';
+      const receipts = entry.receipts?.length ? ` [sends: ${entry.receipts.map((r) => (r.ok ? `${r.acceptance.to} ok` : `${r.type}`)).join(', ')}]` : '';
+      const text = contentText(entry.content);
+      if (options.full) return `${head}${calls}${receipts}${text ? `:\n    ${text.split('\n').join('\n    ')}` : ''}`;
+      const line = `${head}${calls}${receipts}${text ? `: ${text.replace(/\s+/g, ' ').trim()}` : ''}`;
+      return line.length > width ? `${line.slice(0, Math.max(0, width - 1))}…` : line;
+    })
+    .join('\n');
+}
+
+function conversationSource(entry: ConversationEntry): string {
+  if (entry.role === 'user') return entry.from ? `from ${entry.from}` : '';
+  if (entry.role === 'tool') return `${entry.toolName ?? 'tool'}${entry.ok === false ? ' FAILED' : ''}`;
+  return '';
+}
+
+function contentText(content: JsonValue): string {
+  if (content === null) return '';
+  return typeof content === 'string' ? content : JSON.stringify(content);
+}
+
+/** The Lead agent in a few lines: status, turns, cwd, and the final answer when there is one. */
+export function formatAgentView(teamId: string, view: LeadAgentView): string {
+  if (!view.enabled) return `Team ${teamId}: the Lead is operator-driven (started without a prompt); it gives no answer`;
+  const lines = [`Team ${teamId}: Lead agent ${view.status}, ${view.turns} turn${view.turns === 1 ? '' : 's'}, profile ${view.profile}, cwd ${view.cwd}`];
+  if (view.finalAnswer !== null) {
+    if (view.openTasksAtAnswer.length > 0) lines.push(`open tasks when it answered: ${view.openTasksAtAnswer.map((id) => `#${id}`).join(', ')}`);
+    lines.push('', view.finalAnswer);
+  } else {
+    lines.push(`no final answer yet; wait for it with: agent-teams answer ${teamId} --wait`);
+  }
+  return lines.join('\n');
+}
+
+/** A progress line while waiting for the Lead's answer, or null when nothing worth printing changed. */
+export function progressLine(view: LeadAgentView, edge: TeamEdge | null, last: { status?: string; turns?: number }): string | null {
+  const parts: string[] = [];
+  if (edge && !(edge.kind === 'status' && edge.subject.startsWith('lead:'))) parts.push(formatEdge(edge));
+  if (view.status !== last.status || view.turns !== last.turns) {
+    parts.push(`lead: ${view.status}, turn ${view.turns}`);
+    last.status = view.status;
+    last.turns = view.turns;
+  }
+  return parts.length > 0 ? parts.join(' | ') : null;
+}
+
+/**
+ * The Web UI page of a workflow: TEMPORAL_UI_URL when set, the local dev server's UI for a local
+ * address (TEMPORAL_UI_PORT, default 8233), Temporal Cloud's UI for *.tmprl.cloud; otherwise null.
+ */
+export function webUiLink(address: string, namespace: string, workflowId: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  let base = env.TEMPORAL_UI_URL?.replace(/\/+$/, '');
+  if (!base) {
+    const host = address.replace(/^\[?([^\]]*?)\]?(:\d+)?$/, '$1').toLowerCase();
+    if (['localhost', '127.0.0.1', '0.0.0.0', '::1'].includes(host)) base = `http://${host === '0.0.0.0' || host === '::1' ? '127.0.0.1' : host}:${env.TEMPORAL_UI_PORT || 8233}`;
+    else if (host.endsWith('.tmprl.cloud')) base = 'https://cloud.temporal.io';
+  }
+  return base ? `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : null;
 }

@@ -1,18 +1,19 @@
 #!/usr/bin/env node
 /**
  * `agent-teams` (npm run cli --): drive Teams on a Temporal cluster. Connection settings follow
- * Temporal's conventions (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS / API key variables) and can
+ * Temporal's environment configuration (a TEMPORAL_PROFILE profile of the TOML config file, then
+ * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS / API key variables; see client/connection.ts) and can
  * be overridden with --address / --namespace. Every error says what to do next.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { connectionOptionsFromEnv } from '../client/connection';
-import { TeamClient } from '../client/teamClient';
-import { DEFAULT_TASK_QUEUE } from '../shared/definitions';
+import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TeamClient } from '../client/teamClient';
+import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAgentOptions, type LeadAgentView, type ProfileName } from '../shared/definitions';
 import type { JsonValue } from '../shared/json';
 import { LEAD, type TaskMutationResult, type TaskStatus } from '../shared/team';
-import { formatRoster, formatTasks, formatEdge } from './format';
+import { formatAgentView, formatConversation, formatEdge, formatRoster, formatTasks, progressLine, webUiLink } from './format';
 
 interface GlobalOptions {
   address?: string;
@@ -21,30 +22,54 @@ interface GlobalOptions {
   json?: boolean;
 }
 
+/** Where the CLI is connected (for Web UI links and messages). */
+interface Target {
+  address: string;
+  namespace: string;
+}
+
 const program = new Command()
   .name('agent-teams')
   .description('Durable Agent Teams on Temporal: start, drive and inspect Teams')
-  .option('--address <host:port>', 'Temporal frontend (default: $TEMPORAL_ADDRESS or localhost:7233)')
-  .option('--namespace <name>', 'namespace (default: $TEMPORAL_NAMESPACE or default)')
+  .option('--address <host:port>', 'Temporal frontend (default: $TEMPORAL_ADDRESS, the $TEMPORAL_PROFILE profile, or localhost:7233)')
+  .option('--namespace <name>', 'namespace (default: $TEMPORAL_NAMESPACE, the $TEMPORAL_PROFILE profile, or default)')
   .option('--as <member>', 'act as this member (the operator is the Lead)', LEAD)
   .option('--json', 'print JSON instead of tables');
 
-async function withTeam<T>(teamId: string, run: (team: TeamClient, options: GlobalOptions) => Promise<T>): Promise<T> {
+async function withTeam<T>(teamId: string, run: (team: TeamClient, options: GlobalOptions, target: Target) => Promise<T>): Promise<T> {
   const options = program.opts<GlobalOptions>();
   const env = connectionOptionsFromEnv();
   const address = options.address ?? env.address;
+  const namespace = options.namespace ?? env.namespace;
+  const { namespace: _namespace, ...connectionOptions } = env;
   let connection: Connection;
   try {
-    connection = await Connection.connect({ ...env, address, connectTimeout: 5_000 });
+    connection = await Connection.connect({ ...connectionOptions, address, connectTimeout: 5_000 });
   } catch (error) {
-    throw new Error(`cannot reach Temporal at ${address} (${error instanceof Error ? error.message : String(error)}); start one with \`npm run server\` or set TEMPORAL_ADDRESS`);
+    throw failure(
+      'TemporalUnreachable',
+      `cannot reach Temporal at ${address} (${error instanceof Error ? error.message : String(error)}); start one with \`npm run server\`, or set TEMPORAL_ADDRESS (or TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE)`,
+    );
   }
   try {
-    const client = new Client({ connection, namespace: options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default' });
-    return await run(TeamClient.attach(client, teamId, options.as), options);
+    const client = new Client({ connection, namespace });
+    return await run(TeamClient.attach(client, teamId, options.as), options, { address, namespace });
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) {
+      throw failure('TeamNotFound', `no Team ${teamId} in namespace ${namespace} (${error.message}); check the id and namespace, or start it with \`agent-teams start ${teamId}\``);
+    }
+    if (error instanceof ApplicationFailure && error.type === TEAM_ALREADY_STARTED) {
+      throw failure(TEAM_ALREADY_STARTED, `Team ${teamId} is already running; drive it (agent-teams roster ${teamId}, agent-teams answer ${teamId}) or pick another team id`);
+    }
+    throw error;
   } finally {
     await connection.close();
   }
+}
+
+/** A client-side failure with a stable type, printed like the Lead's rejections. */
+function failure(type: string, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true });
 }
 
 function print(options: GlobalOptions, value: unknown, human: () => string): void {
@@ -60,17 +85,213 @@ function messageContent(text: string): JsonValue {
   }
 }
 
+/** Seconds (integer > 0) for --timeout. */
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`"${value}" is not a positive number of seconds`);
+  return n;
+}
+
+function profileName(value: string): ProfileName {
+  if ((PROFILE_NAMES as readonly string[]).includes(value)) return value as ProfileName;
+  throw new InvalidArgumentError(`unknown tool profile "${value}"; use one of: ${PROFILE_NAMES.join(', ')} (default: no Team tools; team: the Team tools)`);
+}
+
+interface AgentFlags {
+  prompt?: string;
+  profile?: ProfileName;
+  model?: string;
+  cwd?: string;
+  checkoutQueue?: string;
+  wait?: boolean;
+  timeout: number;
+}
+
+const DEFAULT_ANSWER_TIMEOUT_S = 1800;
+
+/** Adds the Lead-agent options (start, fork). */
+function withAgentOptions(command: Command): Command {
+  return command
+    .option('--prompt <text>', "make the Lead an agent: the opening message of its first turn (without it the Team is operator-driven)")
+    .option('--profile <default|team>', `the Lead's tool profile: ${PROFILE_NAMES.join(' | ')} (default: default)`, profileName)
+    .option('--model <name>', "the Lead's model (and the teammates' default); default: the worker's configured model")
+    .option('--cwd <dir>', 'directory the Lead (and every member) starts in, relative to the checkout root (default: .)')
+    .option('--checkout-queue <taskQueue>', "task queue of the worker holding the checkout, where work tools run (default: the Team's task queue)")
+    .option('--wait', "wait for the Lead agent's final answer (progress on stderr), then print it")
+    .option('--timeout <seconds>', 'with --wait: give up waiting after this long (the Team keeps working)', seconds, DEFAULT_ANSWER_TIMEOUT_S);
+}
+
+/** The Lead-agent options from the flags; agent-only flags without --prompt are an error. */
+function agentOptions(flags: AgentFlags, requirePromptFor: string[]): LeadAgentOptions | undefined {
+  if (flags.prompt === undefined) {
+    const given: Record<string, boolean> = {
+      '--profile': flags.profile !== undefined,
+      '--model': flags.model !== undefined,
+      '--cwd': flags.cwd !== undefined,
+      '--checkout-queue': flags.checkoutQueue !== undefined,
+      '--wait': flags.wait === true,
+    };
+    const stray = requirePromptFor.filter((flag) => given[flag]);
+    if (stray.length > 0) {
+      throw new InvalidArgumentError(`${stray.join(', ')} configure${stray.length === 1 ? 's' : ''} the Lead agent and need${stray.length === 1 ? 's' : ''} --prompt <text>; add a prompt, or drop ${stray.length === 1 ? 'it' : 'them'} for an operator-driven Team`);
+    }
+    return undefined;
+  }
+  if (flags.prompt.trim() === '') throw new InvalidArgumentError('--prompt is empty; give the Lead something to do');
+  return {
+    prompt: flags.prompt,
+    ...(flags.profile !== undefined ? { profile: flags.profile } : {}),
+    ...(flags.model !== undefined ? { model: flags.model } : {}),
+    ...(flags.cwd !== undefined ? { cwd: flags.cwd } : {}),
+    ...(flags.checkoutQueue !== undefined ? { checkoutTaskQueue: flags.checkoutQueue } : {}),
+  };
+}
+
+/** `inheritFrom`: a fork, whose profile and cwd default to the source Lead's. */
+function describeAgent(agent: LeadAgentOptions | undefined, inheritFrom?: string): string {
+  if (!agent) return 'operator-driven (no Lead agent)';
+  const inherited = inheritFrom ? `as in ${inheritFrom}` : undefined;
+  return `Lead agent with profile ${agent.profile ?? inherited ?? 'default'}, model ${agent.model ?? "the worker's default"}, cwd ${agent.cwd ?? inherited ?? '.'}${agent.checkoutTaskQueue ? `, checkout on ${agent.checkoutTaskQueue}` : ''}`;
+}
+
+/** The Web UI line after start/fork (human output only; --json carries `webUi`). */
+function printWebUi(options: GlobalOptions, target: Target, teamId: string, link: string | null): void {
+  if (options.json) return;
+  console.log(link ? `Web UI: ${link}` : `Web UI: set TEMPORAL_UI_URL to print a link (workflow id ${teamId}, namespace ${target.namespace})`);
+}
+
+/**
+ * Waits for the Lead agent's final answer, printing progress to stderr, then prints the answer
+ * (the LeadAgentView with --json). A timeout says how to carry on.
+ */
+async function waitAndPrintAnswer(team: TeamClient, options: GlobalOptions, timeoutS: number, afterMessageId?: string): Promise<LeadAgentView> {
+  const last: { status?: string; turns?: number } = {};
+  console.error(`waiting for ${team.teamId}'s Lead agent to answer (up to ${timeoutS}s; Ctrl-C stops waiting, not the Team)…`);
+  let view: LeadAgentView;
+  try {
+    view = await team.waitForAnswer({
+      timeoutMs: timeoutS * 1000,
+      ...(afterMessageId !== undefined ? { afterMessageId } : {}),
+      onProgress: (current, edge) => {
+        const line = progressLine(current, edge, last);
+        if (line) console.error(line);
+      },
+    });
+  } catch (error) {
+    if (error instanceof ApplicationFailure && error.type === LEAD_ANSWER_TIMEOUT) {
+      throw ApplicationFailure.create({
+        type: LEAD_ANSWER_TIMEOUT,
+        message: `${error.message.replace(/: wait again, or read its conversation$/, '')}; wait again: agent-teams answer ${team.teamId} --wait, or read it: agent-teams conversation ${team.teamId}`,
+        details: error.details ?? [],
+        nonRetryable: true,
+      });
+    }
+    throw error;
+  }
+  print(options, view, () => formatAgentView(team.teamId, view));
+  return view;
+}
+
+withAgentOptions(
+  program
+    .command('start <teamId>')
+    .description('start a Team: its Lead workflow, with the team id (root session id) as workflow id; with --prompt the Lead is an agent')
+    .option('--task-queue <queue>', 'task queue of the workers', process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE)
+    .option('--max-members <n>', 'roster limit', (v) => Number.parseInt(v, 10)),
+).action(async (teamId: string, opts: AgentFlags & { taskQueue: string; maxMembers?: number }) => {
+  const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue', '--wait']);
+  await withTeam(teamId, async (team, options, target) => {
+    await TeamClient.start(team.client, { teamId, taskQueue: opts.taskQueue, ...(opts.maxMembers ? { maxMembers: opts.maxMembers } : {}), ...(agent ? { agent } : {}) });
+    const link = webUiLink(target.address, target.namespace, teamId);
+    if (!(options.json && opts.wait)) {
+      print(options, { teamId, taskQueue: opts.taskQueue, agent: agent ?? null, webUi: link }, () =>
+        agent
+          ? `started Team ${teamId} on task queue ${opts.taskQueue}: ${describeAgent(agent)}; next: agent-teams answer ${teamId} --wait`
+          : `started Team ${teamId} on task queue ${opts.taskQueue}; next: agent-teams spawn ${teamId} <name> <message>`,
+      );
+    }
+    printWebUi(options, target, teamId, link);
+    if (opts.wait) await waitAndPrintAnswer(team, options, opts.timeout);
+  });
+});
+
 program
-  .command('start <teamId>')
-  .description('start a Team: its Lead workflow, with the team id (root session id) as workflow id')
-  .option('--task-queue <queue>', 'task queue of the workers', process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE)
-  .option('--max-members <n>', 'roster limit', (v) => Number.parseInt(v, 10))
-  .action(async (teamId: string, opts: { taskQueue: string; maxMembers?: number }) => {
+  .command('prompt <teamId> <text>')
+  .description("a follow-up prompt to the Lead agent (starts its next turn); prints the inbox acceptance")
+  .option('--id <messageId>', 'stable message id (a retry with the same id is taken once)')
+  .option('--wait', 'then wait for the answer to this prompt (progress on stderr) and print it')
+  .option('--timeout <seconds>', 'with --wait: give up waiting after this long (the Team keeps working)', seconds, DEFAULT_ANSWER_TIMEOUT_S)
+  .action(async (teamId: string, text: string, opts: { id?: string; wait?: boolean; timeout: number }) => {
+    if (text.trim() === '') throw new InvalidArgumentError('the prompt is empty; give the Lead something to do');
     await withTeam(teamId, async (team, options) => {
-      await TeamClient.start(team.client, { teamId, taskQueue: opts.taskQueue, ...(opts.maxMembers ? { maxMembers: opts.maxMembers } : {}) });
-      print(options, { teamId, taskQueue: opts.taskQueue }, () => `started Team ${teamId} on task queue ${opts.taskQueue}; next: agent-teams spawn ${teamId} <name> <message>`);
+      const acceptance = await team.promptLead(text, ...(opts.id ? [opts.id] : []));
+      if (!(options.json && opts.wait)) {
+        print(options, acceptance, () => `accepted ${acceptance.messageId} into the Lead's inbox (${acceptance.targetStatus}); next: agent-teams answer ${teamId} --wait`);
+      }
+      if (opts.wait) await waitAndPrintAnswer(team, options, opts.timeout, acceptance.messageId);
     });
   });
+
+program
+  .command('answer <teamId>')
+  .description("the Lead agent's status and final answer (--json: the whole LeadAgentView)")
+  .option('--wait', 'wait for the final answer (progress on stderr)')
+  .option('--timeout <seconds>', 'with --wait: give up waiting after this long (the Team keeps working)', seconds, DEFAULT_ANSWER_TIMEOUT_S)
+  .action(async (teamId: string, opts: { wait?: boolean; timeout: number }) => {
+    await withTeam(teamId, async (team, options) => {
+      if (opts.wait) {
+        await waitAndPrintAnswer(team, options, opts.timeout);
+        return;
+      }
+      const view = await team.agentState();
+      print(options, view, () => formatAgentView(teamId, view));
+    });
+  });
+
+program
+  .command('conversation <teamId> [member]')
+  .description("the Lead agent's conversation, or a teammate's: one line per entry (turn, role, sender or tool, content)")
+  .option('--last <n>', 'only the last n entries', (v) => Number.parseInt(v, 10))
+  .option('--full', 'print whole contents instead of one truncated line per entry')
+  .action(async (teamId: string, member: string | undefined, opts: { last?: number; full?: boolean }) => {
+    await withTeam(teamId, async (team, options) => {
+      let conversation: ConversationEntry[];
+      let operatorDriven = false;
+      if (member && member !== LEAD) {
+        conversation = (await team.teammateState(member)).conversation;
+      } else {
+        const view = await team.agentState();
+        conversation = view.conversation;
+        operatorDriven = !view.enabled && conversation.length === 0;
+      }
+      const entries = opts.last !== undefined && opts.last >= 0 ? conversation.slice(Math.max(0, conversation.length - opts.last)) : conversation;
+      print(options, entries, () =>
+        operatorDriven
+          ? `(Team ${teamId}'s Lead is operator-driven and has no conversation; a teammate's: agent-teams conversation ${teamId} <member>)`
+          : formatConversation(entries, { full: opts.full ?? false, width: process.stdout.columns && process.stdout.columns > 40 ? process.stdout.columns : 160 }),
+      );
+    });
+  });
+
+withAgentOptions(
+  program
+    .command('fork <sourceTeamId> <newTeamId>')
+    .description("start a new Team whose Lead continues from another Team's Lead conversation (records of the source Team are left out)")
+    .option('--task-queue <queue>', 'task queue of the workers', process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE),
+).action(async (sourceTeamId: string, newTeamId: string, opts: AgentFlags & { taskQueue: string }) => {
+  const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue']);
+  await withTeam(newTeamId, async (team, options, target) => {
+    await TeamClient.forkRoot(team.client, { sourceTeamId, teamId: newTeamId, taskQueue: opts.taskQueue, ...(agent ? { agent } : {}) });
+    const link = webUiLink(target.address, target.namespace, newTeamId);
+    if (!(options.json && opts.wait)) {
+      print(options, { teamId: newTeamId, forkOf: sourceTeamId, taskQueue: opts.taskQueue, agent: agent ?? null, webUi: link }, () =>
+        `forked ${sourceTeamId} into new Team ${newTeamId} on task queue ${opts.taskQueue}${agent ? `: ${describeAgent(agent, sourceTeamId)}` : ''}; next: agent-teams ${agent ? `answer ${newTeamId} --wait` : `prompt ${newTeamId} <text>`}`,
+      );
+    }
+    printWebUi(options, target, newTeamId, link);
+    if (opts.wait) await waitAndPrintAnswer(team, options, opts.timeout);
+  });
+});
 
 program
   .command('spawn <teamId> <name> <message>')
@@ -198,6 +419,10 @@ program
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ApplicationFailure) {
     console.error(`error (${error.type ?? 'ApplicationFailure'}): ${error.message}`);
+  } else if (error instanceof InvalidArgumentError) {
+    console.error(`error (InvalidArgument): ${error.message}`);
+  } else if (error instanceof Error && error.name !== 'Error') {
+    console.error(`error (${error.name}): ${error.message}`);
   } else {
     console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
   }
