@@ -23,7 +23,8 @@ export function defineTool<Input extends z.ZodType, Result extends z.ZodType, Co
 
 /** The model-facing description: name, description and the input's JSON Schema. */
 export function toolSpec(tool: { name: string; description: string; input: z.ZodType }): ToolSpec {
-  const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.input) as Record<string, unknown>;
+  // The input side: a field with a default is optional for the model.
+  const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, parameters };
 }
 

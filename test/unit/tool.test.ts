@@ -22,7 +22,8 @@ test('the spec carries the input JSON Schema the model sees', () => {
         subject: { type: 'string', minLength: 1, description: 'what to do' },
         dependencies: { type: 'array', items: { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }, default: [] },
       },
-      required: ['subject', 'dependencies'],
+      // A field with a default is optional for the model (the input side of the schema).
+      required: ['subject'],
       additionalProperties: false,
     },
   });
