@@ -226,7 +226,7 @@ program
     await withTeam(teamId, async (team, options) => {
       const acceptance = await team.promptLead(text, ...(opts.id ? [opts.id] : []));
       if (!(options.json && opts.wait)) {
-        print(options, acceptance, () => `accepted ${acceptance.messageId} into the Lead's inbox (${acceptance.targetStatus}); next: agent-teams answer ${teamId} --wait`);
+        print(options, acceptance, () => `accepted ${acceptance.messageId} into the Lead's inbox (${acceptance.targetStatus})${opts.wait ? '' : `; next: agent-teams answer ${teamId} --wait`}`);
       }
       if (opts.wait) await waitAndPrintAnswer(team, options, opts.timeout, acceptance.messageId);
     });
