@@ -6,6 +6,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { TeamClient } from '../client/teamClient';
 import type { TeamRejection } from '../shared/team';
+import { answer, script, scriptText, send, think, tool } from '../activities/providers/scriptedModelScript';
 
 export async function runDemoScenario(team: TeamClient, log: (line: string) => void = () => undefined): Promise<void> {
   const design = await team.createTask({ subject: 'Design the parser API', writeScopes: ['docs/parser.md'] });
@@ -67,4 +68,34 @@ export async function runDemoTeammates(team: TeamClient, log: (line: string) => 
     }
     await team.waitForEdge(2_000, ['mailbox']);
   }
+}
+
+/**
+ * The agent demo: a Lead on the Team profile, driven by the SCRIPTED model (no key needed), plans
+ * two dependent tasks, spawns parser-dev (fresh) and, once the parser exists, test-writer (a fork
+ * of the Lead's completed turns). Teammates claim their tasks, write files in the shared checkout
+ * through version-checked tools, complete the tasks and report; the Lead waits for that required
+ * work and then gives its final answer. Each script step is what a real model would decide.
+ */
+export function demoAgentPrompt(): string {
+  const testWriter = script(
+    tool('claim_task', { taskId: 2, expectedRevision: 1 }),
+    tool('read_file', { path: 'src/parser.ts' }),
+    tool('write_file', { path: 'test/parser.test.ts', content: "import { parse } from '../src/parser';\ntest('splits', () => expect(parse('a,b')).toEqual(['a', 'b']));\n", version: null }),
+    tool('set_task_status', { taskId: 2, expectedRevision: 2, status: 'completed' }),
+    send('lead', script(tool('list_tasks'), answer('Parser and tests are written; both tasks are completed. Next: review the diff and run the tests.'))),
+  );
+  const parserDev = script(
+    tool('claim_task', { taskId: 1, expectedRevision: 1 }),
+    think(500),
+    tool('write_file', { path: 'src/parser.ts', content: "export const parse = (line: string): string[] => line.split(',');\n", version: null }),
+    tool('set_task_status', { taskId: 1, expectedRevision: 2, status: 'completed' }),
+    // The Lead's next turn follows this report: the tests can start once the parser exists.
+    send('lead', script(tool('spawn_teammate', { name: 'test-writer', context: 'fork', message: testWriter }))),
+  );
+  return scriptText(
+    tool('create_task', { subject: 'Implement the CSV parser', writeScopes: ['src/parser.ts'] }),
+    tool('create_task', { subject: 'Write parser tests', dependencies: [1], writeScopes: ['test/'] }),
+    tool('spawn_teammate', { name: 'parser-dev', message: parserDev }),
+  );
 }

@@ -190,3 +190,28 @@ test('a fork of a root is a new root: it keeps the conversation, not the ancesto
   await ancestor.dispose();
   await fork.dispose();
 });
+
+test('the Lead agent survives continue-as-new: conversation, answer and subagent records carry over and it keeps taking prompts', async () => {
+  const team = await startAgentTeam(env.client, env.worker.taskQueue, { profile: 'team', prompt: scriptText(tool('create_task', { subject: 'carried' }), answer('first answer')) });
+  // It answers with a task still open: the runtime tells it twice (two more turns), then accepts.
+  const before = await answered(team);
+  expect(before.turns).toBe(3);
+  expect(before.openTasksAtAnswer).toEqual([1]);
+  expect(before.conversation.filter((e) => e.from === 'lead' && JSON.stringify(e.content).includes('work remains'))).toHaveLength(2);
+  // Cheap attributed reads until the Lead rolls over (it does after 1,000 accepted Updates).
+  for (let batch = 0; (await team.runInfo()).continuedRuns === 0; batch++) {
+    expect(batch).toBeLessThan(200);
+    await Promise.all(Array.from({ length: 16 }, () => team.listTasks()));
+  }
+  const after = await agentState(team);
+  expect(after.conversation).toEqual(before.conversation);
+  expect(after.finalAnswer).toBe(before.finalAnswer);
+  expect(after.turns).toBe(before.turns);
+  await team.update(defs.promptLeadUpdate, {
+    content: scriptText(tool('claim_task', { taskId: 1, expectedRevision: 1 }), tool('set_task_status', { taskId: 1, expectedRevision: 2, status: 'completed' }), answer('after rollover')),
+  });
+  const next = await eventually(() => agentState(team), (v) => v.finalAnswer === 'after rollover', 60_000);
+  expect(next.turns).toBe(before.turns + 1); // no open task left, so no nudge
+  expect(next.openTasksAtAnswer).toEqual([]);
+  await team.dispose();
+});

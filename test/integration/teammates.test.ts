@@ -3,6 +3,7 @@
  * reconciliation of a taken reserved id, sends with inbox acceptance and de-duplication, sender
  * attribution, cold targets, `__proto__` content, wait edges, interrupt and disposal.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import { TeamClient } from '../../client/teamClient';
 import { teammateWorkflowId } from '../../shared/team';
 import { useClientAndWorker } from '../support/harness';
@@ -182,7 +183,18 @@ test('disposal stops every child (failed ones included) and leaves nothing runni
   expect((await team.spawnTeammate({ name: 'three', message: 'x' })).member.phase).toBe('failed');
   await eventually(() => teammateState(team, 'one'), (s) => s.status === 'running');
 
-  const finalView = await team.dispose();
+  // While disposal is stopping children, admission is already closed: sends get TeamAdmissionClosed.
+  const disposal = team.dispose();
+  let refusedDuringDisposal: string | undefined;
+  for (let i = 0; i < 200 && refusedDuringDisposal === undefined; i++) {
+    const type = await team.sendMessage('two', `late ${i}`).then(
+      () => null,
+      (error: unknown) => (error instanceof ApplicationFailure ? (error.type ?? 'untyped') : String(error)),
+    );
+    if (type !== null) refusedDuringDisposal = type;
+  }
+  const finalView = await disposal;
+  expect(refusedDuringDisposal).toBe('TeamAdmissionClosed');
   expect(finalView.admission).toBe('closed');
   expect(finalView.members.map((m) => [m.name, m.phase])).toEqual([
     ['one', 'stopped'],
