@@ -12,7 +12,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
 import { DEFAULT_TASK_QUEUE } from '../shared/definitions';
 import { createTeamWorker } from '../worker/createWorker';
-import { runDemoScenario, runDemoTeammates } from './demoScenario';
+import { demoAgentPrompt } from './demoScenario';
 import { freePort, startDevServer } from './devServer';
 
 async function portIsFree(port: number): Promise<boolean> {
@@ -20,6 +20,13 @@ async function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer().once('error', () => resolve(false));
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function listFiles(root: string, dir = ''): string[] {
+  return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.join(dir, entry.name);
+    return entry.isDirectory() ? listFiles(root, relative) : [relative];
   });
 }
 
@@ -40,20 +47,38 @@ async function main(): Promise<void> {
 
   console.log('[2/4] starting a worker (bundles the workflows)…');
   const workerConnection = await NativeConnection.connect({ address: server.address });
-  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: DEFAULT_TASK_QUEUE });
+  // Work tools act on a demo checkout, never on this repository. Point AGENT_TEAMS_CHECKOUT elsewhere to choose.
+  const checkoutRoot = process.env.AGENT_TEAMS_CHECKOUT ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-demo-checkout-'));
+  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: DEFAULT_TASK_QUEUE, checkoutRoot });
+  console.log(`      model: ${process.env.MODEL_BASE_URL ? process.env.MODEL_BASE_URL : 'the SCRIPTED model (deterministic; set MODEL_PROVIDER/MODEL_BASE_URL for a real one)'}; checkout: ${checkoutRoot}`);
   const running = worker.run();
 
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const teamId = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  console.log(`[3/4] starting demo Team ${teamId}…`);
-  const team = await TeamClient.start(client, { teamId, taskQueue: DEFAULT_TASK_QUEUE });
-  await runDemoScenario(team, (line) => console.log(`      ${line}`));
-  await runDemoTeammates(team, (line) => console.log(`      ${line}`));
+  const webUi = `${server.uiUrl}/namespaces/default/workflows/${encodeURIComponent(teamId)}`;
+  console.log(`[3/4] starting demo Team ${teamId}: a Lead agent (Team profile) with two teammates…`);
+  console.log(`      Web UI of the Lead: ${webUi}`);
+  const team = await TeamClient.start(client, { teamId, taskQueue: DEFAULT_TASK_QUEUE, agent: { prompt: demoAgentPrompt(), profile: 'team' } });
+  let lastLine = '';
+  const lead = await team.waitForAnswer({
+    timeoutMs: 5 * 60_000,
+    onProgress: (view, edge) => {
+      const line = `lead turn ${view.turns}, ${view.status}${edge ? ` (after ${edge.kind} edge: ${edge.subject})` : ''}`;
+      if (line !== lastLine) console.log(`      ${line}`);
+      lastLine = line;
+    },
+  });
+  const board = await team.view();
+  console.log(`      roster: ${board.members.map((m) => `${m.name} (${m.context}, ${m.phase})`).join(', ')}`);
+  console.log(`      board:  ${board.tasks.map((t) => `#${t.id} ${t.subject}: ${t.status} by ${t.owner ?? 'nobody'}`).join('; ')}`);
+  console.log(`      files:  ${listFiles(checkoutRoot).join(', ')}`);
+  console.log(`      answer: ${lead.finalAnswer ?? '(none)'}`);
 
   console.log('[4/4] done. Inspect the Team:');
-  console.log(`      Web UI:  ${server.uiUrl}/namespaces/default/workflows/${encodeURIComponent(teamId)}`);
-  console.log(`      CLI:     temporal workflow query --address ${server.address} --workflow-id ${teamId} --name getTeamView`);
+  console.log(`      Web UI:  ${webUi}`);
+  console.log(`      CLI:     npm run cli -- --address ${server.address} conversation ${teamId}`);
+  console.log(`               temporal workflow query --address ${server.address} --workflow-id ${teamId} --name getTeamView`);
   console.log(`      binary:  ${server.process.spawnfile}`);
 
   const shutdown = async (): Promise<void> => {
