@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { demoAgentPrompt } from '../../scripts/demoScenario';
 import { teammateWorkflowId } from '../../shared/team';
 import { useClientAndWorker } from '../support/harness';
 import { address, uniqueId } from '../support/temporal';
@@ -73,4 +74,52 @@ test('start, spawn, send, tasks, roster, inbox and dispose through the CLI; hist
   const bobEvents = (await env.client.workflow.getHandle(teammateWorkflowId(teamId, 'bob')).fetchHistory()).events ?? [];
   expect(bobEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'deliverMessage')).toHaveLength(1);
   expect(bobEvents.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
+});
+
+test('a Team started from the CLI with a prompt runs a Lead agent and two teammates on the scripted model; histories and board are as designed', async () => {
+  const teamId = uniqueId('cli-agent');
+  const started = await cli('start', teamId, '--task-queue', env.worker.taskQueue, '--profile', 'team', '--prompt', demoAgentPrompt(), '--wait', '--timeout', '300');
+  expect(started.code).toBe(0);
+  expect(started.stdout).toMatch(`started Team ${teamId}`);
+  expect(started.stdout).toMatch(/Web UI: /);
+  expect(started.stdout).toMatch(/Parser and tests are written/);
+  expect(started.stderr).toMatch(/turn 1/); // progress while waiting
+
+  const roster = JSON.parse((await cli('--json', 'roster', teamId)).stdout) as { members: { name: string; phase: string; context: string }[] };
+  expect(roster.members.map((m) => [m.name, m.phase, m.context])).toEqual([
+    ['parser-dev', 'active', 'fresh'],
+    ['test-writer', 'active', 'fork'],
+  ]);
+  const tasks = JSON.parse((await cli('--json', 'tasks', teamId)).stdout) as { id: number; status: string; owner: string; revision: number }[];
+  expect(tasks.map((t) => [t.id, t.status, t.owner, t.revision])).toEqual([
+    [1, 'completed', 'parser-dev', 3],
+    [2, 'completed', 'test-writer', 3],
+  ]);
+  const conversation = await cli('conversation', teamId, 'parser-dev');
+  expect(conversation.code).toBe(0);
+  expect(conversation.stdout).toMatch(/claim_task/);
+  const answer = await cli('--json', 'answer', teamId);
+  expect(JSON.parse(answer.stdout)).toMatchObject({ status: 'answered', turns: 3, openTasksAtAnswer: [] });
+
+  // Persisted histories. The Lead: model calls as activities, two children, teammates' Team tool
+  // calls as attributed Updates (claims, completions, reports), status signals.
+  const leadEvents = (await env.client.workflow.getHandle(teamId).fetchHistory()).events ?? [];
+  const activities = leadEvents.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+  // Its own Team tools run in-workflow: only model calls are activities (2 per turn: tools, then reply).
+  expect(activities).toEqual(Array(6).fill('callModel'));
+  expect(leadEvents.filter((e) => e.childWorkflowExecutionStartedEventAttributes).map((e) => e.childWorkflowExecutionStartedEventAttributes?.workflowType?.name)).toEqual(['teammate', 'teammate']);
+  const accepted = leadEvents.flatMap((e) => {
+    const request = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+    return request ? [request.input?.name] : [];
+  });
+  expect(accepted.filter((name) => name === 'claimTask')).toHaveLength(2);
+  expect(accepted.filter((name) => name === 'transitionTask')).toHaveLength(2);
+  expect(accepted.filter((name) => name === 'sendMessage')).toHaveLength(2);
+  expect(leadEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'reportMemberStatus').length).toBeGreaterThanOrEqual(4);
+  // A teammate: its own model calls, Team tools through the Lead, work tools on the checkout queue.
+  const devEvents = (await env.client.workflow.getHandle(teammateWorkflowId(teamId, 'parser-dev')).fetchHistory()).events ?? [];
+  expect(devEvents.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean)).toEqual(['callModel', 'runTeamTool', 'callModel', 'runWorkTool', 'runTeamTool', 'runTeamTool', 'callModel']);
+  expect(devEvents.filter((e) => e.workflowExecutionSignaledEventAttributes).length).toBe(0); // its initial message came in the start input
+
+  expect((await cli('dispose', teamId)).stdout).toMatch(/disposed .*parser-dev stopped, test-writer stopped/);
 });
