@@ -5,6 +5,7 @@
  * whenever workflow behaviour grows; never delete old ones while their code paths still exist.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
@@ -12,7 +13,8 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
 import { createTeamWorker } from '../worker/createWorker';
 import { ensureTemporalCli, startDevServer } from './devServer';
-import { runDemoScenario, runDemoTeammates } from './demoScenario';
+import { answer, scriptText, tool } from '../activities/providers/scriptedModelScript';
+import { demoAgentPrompt, runDemoScenario, runDemoTeammates } from './demoScenario';
 
 const OUT = path.join(__dirname, '..', 'test', 'histories');
 
@@ -23,7 +25,8 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const workerConnection = await NativeConnection.connect({ address: server.address });
-  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: 'record-histories' });
+  const checkoutRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'record-histories-checkout-'));
+  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: 'record-histories', checkoutRoot });
   try {
     await worker.runUntil(async () => {
       const team = await TeamClient.start(client, { teamId: `history-demo-${version}`, taskQueue: 'record-histories' });
@@ -34,6 +37,38 @@ async function main(): Promise<void> {
       await team.handle().result();
       save(server.address, team.teamId, `teamLead-demo-${version}.json`);
       for (const member of members) save(server.address, member.workflowId, `teammate-${member.name}-${version}.json`);
+
+      // The agent runtime: a Lead agent on the Team profile with a fresh and a fork teammate.
+      const agentTeam = await TeamClient.start(client, { teamId: `history-agent-${version}`, taskQueue: 'record-histories', agent: { prompt: demoAgentPrompt(), profile: 'team' } });
+      await agentTeam.waitForAnswer({ timeoutMs: 120_000 });
+      const agentMembers = (await agentTeam.view()).members;
+      await agentTeam.dispose();
+      await agentTeam.handle().result();
+      save(server.address, agentTeam.teamId, `teamLead-agent-${version}.json`);
+      for (const member of agentMembers) save(server.address, member.workflowId, `teammate-agent-${member.name}-${version}.json`);
+
+      // The default profile: an ordinary subagent, a follow-up, a wait and close.
+      const soloId = `history-solo-${version}`;
+      const agentId = `${soloId}/subagent/1`;
+      const solo = await TeamClient.start(client, {
+        teamId: soloId,
+        taskQueue: 'record-histories',
+        agent: {
+          prompt: scriptText(
+            tool('subagent', { prompt: scriptText(tool('write_file', { path: 'notes.txt', content: 'notes', version: null }), answer('notes written')) }),
+            tool('read_file', { path: 'notes.txt' }),
+            tool('send_input', { agentId, message: scriptText(answer('second')) }),
+            tool('wait_agent', { agentId, timeoutMs: 60_000 }),
+            tool('close_agent', { agentId }),
+            answer('solo done'),
+          ),
+        },
+      });
+      await solo.waitForAnswer({ timeoutMs: 120_000 });
+      await solo.dispose();
+      await solo.handle().result();
+      save(server.address, soloId, `teamLead-solo-${version}.json`);
+      save(server.address, agentId, `subagent-${version}.json`);
     });
   } finally {
     await closeWorker();
