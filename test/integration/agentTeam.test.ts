@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import { answer, script, scriptText, send, think, tool } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import * as defs from '../../shared/definitions';
@@ -13,7 +14,8 @@ import type { LeadAgentOptions, LeadAgentView } from '../../shared/definitions';
 import { teammateWorkflowId } from '../../shared/team';
 import { useClientAndWorker } from '../support/harness';
 import { eventually, runningWorkflowsOfTeam, teammateState } from '../support/teams';
-import { uniqueId } from '../support/temporal';
+import { address, tempCheckout, uniqueId } from '../support/temporal';
+import { createCheckoutWorker } from '../../worker/createCheckoutWorker';
 
 const env = useClientAndWorker();
 
@@ -214,4 +216,37 @@ test('the Lead agent survives continue-as-new: conversation, answer and subagent
   expect(next.turns).toBe(before.turns + 1); // no open task left, so no nudge
   expect(next.openTasksAtAnswer).toEqual([]);
   await team.dispose();
+});
+
+test('work tools run on the checkout task queue; members start in the Lead\'s directory and a cd stays with that member', async () => {
+  const checkoutRoot = tempCheckout();
+  fs.mkdirSync(path.join(checkoutRoot, 'pkg', 'sub'), { recursive: true });
+  const checkoutQueue = uniqueId('checkout');
+  const connection = await NativeConnection.connect({ address: address() });
+  const { worker: checkoutWorker } = await createCheckoutWorker({ connection, taskQueue: checkoutQueue, checkoutRoot });
+  await checkoutWorker.runUntil(async () => {
+    const team = await startAgentTeam(env.client, env.worker.taskQueue, {
+      profile: 'team',
+      cwd: 'pkg',
+      checkoutTaskQueue: checkoutQueue,
+      prompt: scriptText(
+        tool('spawn_teammate', { name: 'walker', message: script(tool('bash', { command: 'cd sub && pwd' }), tool('write_file', { path: 'here.txt', content: 'walker', version: null })) }),
+        tool('write_file', { path: 'lead.txt', content: 'lead', version: null }),
+        answer('placed'),
+      ),
+    });
+    await answered(team);
+    const walker = await eventually(() => teammateState(team, 'walker'), (s) => s.turns === 1 && s.status === 'idle');
+    expect(walker.cwd).toBe('pkg/sub'); // the member's own directory changed...
+    expect((await agentState(team)).cwd).toBe('pkg'); // ...the Lead's did not
+    // Files landed in the checkout served by the checkout worker, relative to each member's directory.
+    expect(fs.readFileSync(path.join(checkoutRoot, 'pkg', 'lead.txt'), 'utf8')).toBe('lead');
+    expect(fs.readFileSync(path.join(checkoutRoot, 'pkg', 'sub', 'here.txt'), 'utf8')).toBe('walker');
+    expect(fs.existsSync(path.join(env.worker.checkoutRoot, 'pkg'))).toBe(false);
+    const history = await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'walker')).fetchHistory();
+    const queues = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'runWorkTool' ? [e.activityTaskScheduledEventAttributes.taskQueue?.name] : []));
+    expect(queues).toEqual([checkoutQueue, checkoutQueue]);
+    await team.dispose();
+  });
+  await connection.close();
 });

@@ -1,0 +1,27 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/workTools';
+import { connectionOptionsFromEnv } from '../client/connection';
+
+export interface CheckoutWorkerOptions {
+  connection?: NativeConnection;
+  /** The task queue Teams name as `checkoutTaskQueue` (start --checkout-queue). */
+  taskQueue: string;
+  /** The checkout the work tools act on; default AGENT_TEAMS_CHECKOUT or the current directory. */
+  checkoutRoot?: string;
+}
+
+/**
+ * A worker that runs only the work tools (read_file, write_file, edit_file, bash), on a task queue
+ * bound to the machine that holds the checkout. Workflows and model calls run elsewhere.
+ */
+export async function createCheckoutWorker(options: CheckoutWorkerOptions): Promise<{ worker: Worker; close: () => Promise<void> }> {
+  const envOptions = connectionOptionsFromEnv();
+  const ownNative = options.connection ? null : await NativeConnection.connect(envOptions);
+  const worker = await Worker.create({
+    connection: options.connection ?? ownNative!,
+    namespace: envOptions.namespace ?? 'default',
+    taskQueue: options.taskQueue,
+    activities: createWorkToolActivities({ root: options.checkoutRoot ?? checkoutRootFromEnv() }),
+  });
+  return { worker, close: async () => void (await ownNative?.close()) };
+}
