@@ -64,6 +64,8 @@ export interface WaitForAnswerOptions {
 
 /** Client-side failure types (stable, like the Lead's; see cli/index.ts for what to do next). */
 export const LEAD_ANSWER_TIMEOUT = 'LeadAnswerTimeout';
+/** The Lead agent's last turn failed for good (its model call gave up); prompt it again after fixing the cause. */
+export const LEAD_TURN_FAILED = 'LeadTurnFailed';
 /** The Lead is not an agent (started without a prompt, or by a version without the agent runtime). */
 export const NO_LEAD_AGENT = 'NoLeadAgent';
 /** A Lead with this team id is already running. */
@@ -304,6 +306,9 @@ export class TeamClient {
       }
       options.onProgress?.(view, edge);
       if (isAnswered(view, options.afterMessageId)) return view;
+      if (view.status === 'failed' && (options.afterMessageId === undefined || view.conversation.some((e) => e.messageId === options.afterMessageId))) {
+        throw ApplicationFailure.create({ type: LEAD_TURN_FAILED, message: `Team ${this.teamId}'s Lead turn failed: ${view.lastError ?? 'unknown error'}`, details: [view], nonRetryable: true });
+      }
       if (closed) throw closed;
       if (!wait) break;
       edge = await this.settleWait(wait);

@@ -192,7 +192,8 @@ export interface LeadAgentOptions {
   checkoutTaskQueue?: string;
 }
 
-export type AgentStatus = 'running' | 'waiting' | 'idle' | 'answered';
+/** `failed`: the last turn failed for good (e.g. the model rejected the request); a new prompt starts another turn. */
+export type AgentStatus = 'running' | 'waiting' | 'idle' | 'answered' | 'failed';
 
 /** The Lead agent as the operator sees it (query `getAgentState`). */
 export interface LeadAgentView {
@@ -205,6 +206,8 @@ export interface LeadAgentView {
   finalAnswer: string | null;
   /** Tasks still open when the final answer was accepted (the Lead was told about them). */
   openTasksAtAnswer: number[];
+  /** Why the last turn failed (status `failed`), with what to do next; null otherwise. */
+  lastError: string | null;
   conversation: ConversationEntry[];
 }
 export const getAgentStateQuery = defineQuery<LeadAgentView>('getAgentState');
@@ -339,6 +342,7 @@ export interface CarriedLeadAgent {
   finalAnswer: string | null;
   openTasksAtAnswer: number[];
   nudges: number;
+  lastError?: string | null;
 }
 
 export interface RecentUpdate {

@@ -182,7 +182,8 @@ export class LeadAgentRunner {
     }
   }
 
-  private async turn(): Promise<void> {
+  /** One turn over the Lead's inbox; false when it failed for good (the model call gave up). */
+  private async turn(): Promise<boolean> {
     const { agent, lead, teamId } = this.deps;
     const toolset = toolsetOf(agent.profile);
     const checkout = workTools(agent.options?.checkoutTaskQueue ?? workflowInfo().taskQueue);
@@ -190,6 +191,7 @@ export class LeadAgentRunner {
     lead.leadInbox = inbox;
     const turn = agent.beginTurn(messages, teamId);
     this.setStatus('running');
+    agent.lastError = null;
     this.turnScope = new CancellationScope();
     try {
       await this.turnScope.run(() =>
@@ -213,12 +215,17 @@ export class LeadAgentRunner {
             }),
         }),
       );
+      return true;
     } catch (error) {
       if (isCancellation(error)) {
         agent.note({ event: 'turn cancelled (the Team is being disposed)' });
-      } else {
-        agent.note({ event: 'turn failed', error: error instanceof Error ? error.message : String(error) });
+        return true;
       }
+      const message = failureMessage(error);
+      agent.note({ event: 'turn failed', error: message });
+      agent.lastError = `${message}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again`;
+      this.setStatus('failed');
+      return false;
     } finally {
       this.turnScope = undefined;
       agent.currentTurn = null;
@@ -232,8 +239,9 @@ export class LeadAgentRunner {
     for (;;) {
       await condition(() => closing() || hasMail());
       if (closing()) return;
-      await this.turn();
+      const ok = await this.turn();
       if (closing()) return;
+      if (!ok) continue; // status failed: the next message (a new prompt) starts another turn
       // Required work before the final answer.
       for (;;) {
         if (hasMail()) break; // new messages: another turn
@@ -269,4 +277,15 @@ export class LeadAgentRunner {
     const { lead, agent, now } = this.deps;
     lead.receiveForLead({ messageId: `${this.deps.teamId}/lead/nudge-${agent.turns}-${agent.nudges}`, from: LEAD, content, sentAt: now() }, now());
   }
+}
+
+/** The innermost message of an activity failure chain (the model's typed error, not "Activity task failed"). */
+function failureMessage(error: unknown): string {
+  let current: unknown = error;
+  let message = error instanceof Error ? error.message : String(error);
+  while (current instanceof Error) {
+    message = current.message || message;
+    current = current.cause;
+  }
+  return message;
 }

@@ -22,6 +22,7 @@ export class LeadAgentState {
   finalAnswer: string | null;
   openTasksAtAnswer: number[];
   nudges: number;
+  lastError: string | null;
   subagents: Record<string, SubagentRecord>;
   nextSubagent: number;
   /** The turn in progress, if any: a fork spawned now excludes it. */
@@ -37,6 +38,7 @@ export class LeadAgentState {
     this.finalAnswer = carried?.finalAnswer ?? null;
     this.openTasksAtAnswer = carried?.openTasksAtAnswer ?? [];
     this.nudges = carried?.nudges ?? 0;
+    this.lastError = carried?.lastError ?? null;
     this.subagents = carried?.subagents ?? {};
     this.nextSubagent = carried?.nextSubagent ?? 0;
   }
@@ -86,6 +88,7 @@ export class LeadAgentState {
       finalAnswer: this.finalAnswer,
       openTasksAtAnswer: this.openTasksAtAnswer,
       nudges: this.nudges,
+      lastError: this.lastError,
     };
   }
 
@@ -98,6 +101,7 @@ export class LeadAgentState {
       cwd: this.cwd,
       finalAnswer: this.finalAnswer,
       openTasksAtAnswer: this.openTasksAtAnswer,
+      lastError: this.lastError,
       conversation: this.conversation,
     };
   }

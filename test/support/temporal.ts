@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import type { ModelProvider } from '../../shared/model';
 import { createTeamWorker } from '../../worker/createWorker';
 
 let runtimeInstalled = false;
@@ -46,11 +47,11 @@ export function tempCheckout(): string {
 }
 
 /** An in-process worker on its own task queue, running until stop(). Work tools act on `checkoutRoot` (default: a temp dir). */
-export async function startWorker(taskQueue: string = uniqueId('tq'), options: { checkoutRoot?: string } = {}): Promise<RunningWorker & { checkoutRoot: string }> {
+export async function startWorker(taskQueue: string = uniqueId('tq'), options: { checkoutRoot?: string; modelProvider?: ModelProvider } = {}): Promise<RunningWorker & { checkoutRoot: string }> {
   quietRuntime();
   const connection = await NativeConnection.connect({ address: address() });
   const checkoutRoot = options.checkoutRoot ?? tempCheckout();
-  const { worker, close } = await createTeamWorker({ connection, address: address(), taskQueue, checkoutRoot });
+  const { worker, close } = await createTeamWorker({ connection, address: address(), taskQueue, checkoutRoot, ...(options.modelProvider ? { modelProvider: options.modelProvider } : {}) });
   const running = worker.run();
   return {
     worker,
