@@ -13,14 +13,14 @@ import * as defs from '../../shared/definitions';
 import type { LeadAgentOptions, LeadAgentView } from '../../shared/definitions';
 import { teammateWorkflowId } from '../../shared/team';
 import { useClientAndWorker } from '../support/harness';
-import { eventually, runningWorkflowsOfTeam, teammateState } from '../support/teams';
+import { eventually, runningWorkflowsOfTeam, teammateState, toolResult } from '../support/teams';
 import { address, tempCheckout, uniqueId } from '../support/temporal';
 import { createCheckoutWorker } from '../../worker/createCheckoutWorker';
 
 const env = useClientAndWorker();
 
 async function startAgentTeam(client: Client, taskQueue: string, agent: LeadAgentOptions, extra: Partial<defs.TeamLeadInput> = {}): Promise<TeamClient> {
-  const teamId = (extra.teamId as string | undefined) ?? uniqueId('agent-team');
+  const teamId = (extra.teamId) ?? uniqueId('agent-team');
   await client.workflow.start(defs.TEAM_LEAD_WORKFLOW_TYPE, { workflowId: teamId, taskQueue, args: [{ teamId, agent, ...extra }] });
   return TeamClient.attach(client, teamId);
 }
@@ -84,7 +84,7 @@ test('a Lead with a prompt plans, spawns a fresh and a fork teammate, waits for 
   const seedLength = bob.conversation.findIndex((e) => e.messageId === `${teammateWorkflowId(team.teamId, 'bob')}/initial`);
   const bobResults = bob.conversation.slice(seedLength).filter((e) => e.role === 'tool');
   expect(bobResults.map((e) => `${e.toolName}:${e.ok}`)).toEqual(['claim_task:true', 'read_file:true', 'write_file:false', 'write_file:true', 'set_task_status:true', 'send_message:true']);
-  expect(JSON.parse(String(bobResults[2]!.content))).toMatchObject({ error: 'StaleVersion' });
+  expect(toolResult(bobResults[2]!)).toMatchObject({ error: 'StaleVersion' });
 
   // bob is a fork: his conversation starts with the Lead's completed turns (1 only), never the
   // delegation turn (2) in which he was spawned.
@@ -122,10 +122,10 @@ test('a Team tool error comes back to the model as a typed result, and teammates
     ),
   });
   const lead = await answered(team);
-  const results = lead.conversation.filter((e) => e.role === 'tool').map((e) => JSON.parse(String(e.content)) as { error?: string });
+  const results = lead.conversation.filter((e) => e.role === 'tool').map((e) => toolResult(e) as { error?: string });
   expect(results.map((r) => r.error ?? 'ok')).toEqual(['TaskNotFound', 'InvalidMemberName', 'ok']);
   const carol = await eventually(() => teammateState(team, 'carol'), (s) => s.turns === 1 && s.status === 'idle');
-  expect(carol.conversation.filter((e) => e.role === 'tool').map((e) => (JSON.parse(String(e.content)) as { error: string }).error)).toEqual(['LeadOnly', 'LeadOnly', 'UnknownTool']);
+  expect(carol.conversation.filter((e) => e.role === 'tool').map((e) => toolResult(e).error)).toEqual(['LeadOnly', 'LeadOnly', 'UnknownTool']);
   expect((await team.view()).members.map((m) => m.name)).toEqual(['carol']);
   await team.dispose();
 });
@@ -152,7 +152,7 @@ test('the default profile has no Team tools; ordinary subagents answer, take fol
   const lead = await answered(team);
   expect(lead.profile).toBe('default');
   expect(lead.finalAnswer).toBe('solo done');
-  const results = lead.conversation.filter((e) => e.role === 'tool').map((e) => [e.toolName, JSON.parse(String(e.content))]);
+  const results = lead.conversation.filter((e) => e.role === 'tool').map((e) => [e.toolName, toolResult(e)]);
   expect(results).toEqual([
     ['spawn_teammate', expect.objectContaining({ error: 'UnknownTool' })],
     ['subagent', { agentId, turn: 1, answer: 'notes written' }],

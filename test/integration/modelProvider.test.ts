@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createOpenAICompatibleProvider } from '../../activities/providers/openaiCompatible';
 import { LEAD_TURN_FAILED, TeamClient } from '../../client/teamClient';
 import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
-import { rejectionOf } from '../support/teams';
+import { rejectionOf, toolResult } from '../support/teams';
 import type { Client } from '@temporalio/client';
 
 interface WireRequest {
@@ -75,7 +75,7 @@ test('a chat-completions model drives the Lead: catalog and policy sent, tools d
   const view = await team.waitForAnswer({ timeoutMs: 60_000 });
   expect(view.finalAnswer).toBe('planned one task');
   expect((await team.view()).tasks.map((t) => t.subject)).toEqual(['from a chat-completions model']);
-  const results = view.conversation.filter((e) => e.role === 'tool').map((e) => [e.toolName, e.ok, JSON.parse(String(e.content)) as Record<string, unknown>]);
+  const results = view.conversation.filter((e) => e.role === 'tool').map((e) => [e.toolName, e.ok, toolResult(e)]);
   expect(results[0]).toEqual(['create_task', true, expect.objectContaining({ task: expect.objectContaining({ id: 1 }) })]);
   expect(results[1]).toEqual(['create_task', false, expect.objectContaining({ error: 'InvalidToolArguments' })]);
 

@@ -41,3 +41,8 @@ export async function runningWorkflowsOfTeam(client: Client, teamId: string): Pr
   for await (const wf of client.workflow.list({ query: `AgentTeamId = "${teamId}" AND ExecutionStatus = "Running"` })) ids.push(wf.workflowId);
   return ids;
 }
+
+/** The parsed compact JSON a tool entry of a conversation recorded (what the model saw). */
+export function toolResult(entry: { content: unknown }): Record<string, unknown> {
+  return JSON.parse(typeof entry.content === 'string' ? entry.content : JSON.stringify(entry.content)) as Record<string, unknown>;
+}

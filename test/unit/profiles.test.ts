@@ -47,7 +47,7 @@ test('no tool schema asks a model for a Team id, and every schema is a closed ob
   for (const spec of [...toolSpecsFor('team'), ...toolSpecsFor('default'), ...toolSpecsFor('subagent')]) {
     expect(spec.parameters.type).toBe('object');
     expect(spec.parameters.additionalProperties).toBe(false);
-    expect(Object.keys((spec.parameters.properties ?? {}) as object)).not.toContain('teamId');
+    expect(Object.keys((spec.parameters.properties ?? {}))).not.toContain('teamId');
     expect(JSON.stringify(spec)).not.toMatch(/"caller"/);
   }
 });
