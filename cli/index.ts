@@ -160,6 +160,14 @@ function printWebUi(options: GlobalOptions, target: Target, teamId: string, link
   console.log(link ? `Web UI: ${link}` : `Web UI: set TEMPORAL_UI_URL to print a link (workflow id ${teamId}, namespace ${target.namespace})`);
 }
 
+/** After start/fork: what was started and the Web UI link, then (with --wait) the Lead's answer. */
+async function announceStarted(team: TeamClient, options: GlobalOptions, target: Target, opts: { wait?: boolean; timeout: number }, payload: { teamId: string } & Record<string, unknown>, line: () => string): Promise<void> {
+  const link = webUiLink(target.address, target.namespace, payload.teamId);
+  if (!(options.json && opts.wait)) print(options, { ...payload, webUi: link }, line);
+  printWebUi(options, target, payload.teamId, link);
+  if (opts.wait) await waitAndPrintAnswer(team, options, opts.timeout);
+}
+
 /**
  * Waits for the Lead agent's final answer, printing progress to stderr, then prints the answer
  * (the LeadAgentView with --json). A timeout says how to carry on.
@@ -202,16 +210,11 @@ withAgentOptions(
   const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue', '--wait']);
   await withTeam(teamId, async (team, options, target) => {
     await TeamClient.start(team.client, { teamId, taskQueue: opts.taskQueue, ...(opts.maxMembers ? { maxMembers: opts.maxMembers } : {}), ...(agent ? { agent } : {}) });
-    const link = webUiLink(target.address, target.namespace, teamId);
-    if (!(options.json && opts.wait)) {
-      print(options, { teamId, taskQueue: opts.taskQueue, agent: agent ?? null, webUi: link }, () =>
-        agent
-          ? `started Team ${teamId} on task queue ${opts.taskQueue}: ${describeAgent(agent)}; next: agent-teams answer ${teamId} --wait`
-          : `started Team ${teamId} on task queue ${opts.taskQueue}; next: agent-teams spawn ${teamId} <name> <message>`,
-      );
-    }
-    printWebUi(options, target, teamId, link);
-    if (opts.wait) await waitAndPrintAnswer(team, options, opts.timeout);
+    await announceStarted(team, options, target, opts, { teamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
+      agent
+        ? `started Team ${teamId} on task queue ${opts.taskQueue}: ${describeAgent(agent)}; next: agent-teams answer ${teamId} --wait`
+        : `started Team ${teamId} on task queue ${opts.taskQueue}; next: agent-teams spawn ${teamId} <name> <message>`,
+    );
   });
 });
 
@@ -282,14 +285,9 @@ withAgentOptions(
   const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue']);
   await withTeam(newTeamId, async (team, options, target) => {
     await TeamClient.forkRoot(team.client, { sourceTeamId, teamId: newTeamId, taskQueue: opts.taskQueue, ...(agent ? { agent } : {}) });
-    const link = webUiLink(target.address, target.namespace, newTeamId);
-    if (!(options.json && opts.wait)) {
-      print(options, { teamId: newTeamId, forkOf: sourceTeamId, taskQueue: opts.taskQueue, agent: agent ?? null, webUi: link }, () =>
-        `forked ${sourceTeamId} into new Team ${newTeamId} on task queue ${opts.taskQueue}${agent ? `: ${describeAgent(agent, sourceTeamId)}` : ''}; next: agent-teams ${agent ? `answer ${newTeamId} --wait` : `prompt ${newTeamId} <text>`}`,
-      );
-    }
-    printWebUi(options, target, newTeamId, link);
-    if (opts.wait) await waitAndPrintAnswer(team, options, opts.timeout);
+    await announceStarted(team, options, target, opts, { teamId: newTeamId, forkOf: sourceTeamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
+      `forked ${sourceTeamId} into new Team ${newTeamId} on task queue ${opts.taskQueue}${agent ? `: ${describeAgent(agent, sourceTeamId)}` : ''}; next: agent-teams ${agent ? `answer ${newTeamId} --wait` : `prompt ${newTeamId} <text>`}`,
+    );
   });
 });
 
