@@ -126,6 +126,11 @@ export function createActivities({ client, turnRunner = scriptedTurnRunner }: Ac
       return { phase: 'active' };
     },
 
+    /** Benchmark baseline only (see workflows/noopActivitiesBaseline.ts). */
+    benchNoop(): Promise<void> {
+      return Promise.resolve();
+    },
+
     /** Disposal and conflict cleanup: cancel the child and wait until it has exited. */
     async stopTeammate(input: { workflowId: string }): Promise<void> {
       await drain(input.workflowId);

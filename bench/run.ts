@@ -8,6 +8,8 @@
  *  3. Contended claim: 32 callers racing for one task (one wins, 31 get a typed conflict) vs
  *     32 concurrent no-op Updates.
  *  4. Memory: the Lead's state payload size per task, and the worker heap, with 1,000 tasks.
+ *  5. Agent turn: a Lead agent (scripted model) whose turn makes one Team tool call, from start to
+ *     the answer seen by the client, vs a bare workflow running the same number of activities (2).
  * Writes bench/results/latest.md (the README table is copied from it).
  */
 import * as fs from 'node:fs';
@@ -18,6 +20,7 @@ import { TeamClient, withUpdateSlot } from '../client/teamClient';
 import { startDevServer } from '../scripts/devServer';
 import { createTeamWorker } from '../worker/createWorker';
 import { finishNoopUpdate, noopUpdate } from '../workflows/noopUpdateBaseline';
+import { scriptText, tool } from '../activities/providers/scriptedModelScript';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const OPS_PER_ROUND = Number(process.env.BENCH_OPS ?? 100);
@@ -131,6 +134,22 @@ async function main(): Promise<void> {
     rows.push(['Team view payload with 1,000 tasks (bytes per task)', (viewBytes / view.tasks.length).toFixed(0), '', '']);
     rows.push(['Process heap growth for a 1,000-task Team (MiB, worker+client)', ((heapAfter - heapBefore) / 2 ** 20).toFixed(1), '', '']);
     await team.dispose();
+
+    // 5. an agent turn: 2 model-call activities + 1 in-workflow Team tool, vs 2 bare activities
+    const agentMs: number[] = [];
+    const activitiesMs: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      let start = process.hrtime.bigint();
+      await client.workflow.execute('noopActivitiesBaseline', { taskQueue: TASK_QUEUE, workflowId: `bench-acts-${Date.now()}-${round}`, args: [2] });
+      activitiesMs.push(ms(start));
+      start = process.hrtime.bigint();
+      const agentTeam = await TeamClient.start(client, { teamId: `bench-agent-${Date.now()}-${round}`, taskQueue: TASK_QUEUE, agent: { prompt: scriptText(tool('list_tasks')), profile: 'team' } });
+      await agentTeam.waitForAnswer({ timeoutMs: 60_000 });
+      agentMs.push(ms(start));
+      await agentTeam.dispose();
+    }
+    console.log(`  agent turn: ${agentMs.map((x) => x.toFixed(0)).join(', ')} ms; 2 bare activities: ${activitiesMs.map((x) => x.toFixed(0)).join(', ')} ms`);
+    rows.push(['Agent turn with one Team tool, start to answer (median ms) vs a workflow of 2 no-op activities', median(agentMs).toFixed(0), median(activitiesMs).toFixed(0), (median(agentMs) / median(activitiesMs)).toFixed(2)]);
   });
 
   await closeWorker();
@@ -138,7 +157,7 @@ async function main(): Promise<void> {
   await connection.close();
   await server.stop();
 
-  const header = ['Measure', 'Team Lead', 'Baseline (bare no-op Update)', 'Ratio'];
+  const header = ['Measure', 'Team Lead', 'Baseline (bare no-op Update; row 5: bare activities)', 'Ratio'];
   const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
   const note = `Measured ${new Date().toISOString().slice(0, 10)} on this repository's dev server (Temporal CLI v1.5.1, SQLite in memory), one worker in the same process, ${ROUNDS} rounds x ${OPS_PER_ROUND} ops, ${process.version}.`;
   const out = `${table}\n\n${note}\n`;
