@@ -250,3 +250,31 @@ test('work tools run on the checkout task queue; members start in the Lead\'s di
   });
   await connection.close();
 });
+
+test('a teammate\'s wait_agent blocks durably until the next edge after it began; an interrupt cancels the wait', async () => {
+  const team = await startAgentTeam(env.client, env.worker.taskQueue, {
+    profile: 'team',
+    prompt: scriptText(
+      tool('spawn_teammate', { name: 'waiter', message: script(tool('wait_agent', { timeoutMs: 120_000, kinds: ['task'] }), send('lead', 'woke up')) }),
+      tool('spawn_teammate', { name: 'sleeper', message: script(tool('wait_agent', { timeoutMs: 120_000, kinds: ['task'] })) }),
+      answer('spawned'),
+    ),
+  });
+  await eventually(() => team.view(), (v) => v.members.filter((m) => m.phase === 'active').length === 2);
+  const waiting = (s: defs.TeammateStateView): boolean => s.status === 'running' && s.conversation.some((e) => e.toolCalls?.some((c) => c.name === 'wait_agent') === true);
+  await eventually(() => teammateState(team, 'waiter'), waiting);
+  await eventually(() => teammateState(team, 'sleeper'), waiting);
+
+  // The sleeper is interrupted mid-wait: its turn ends without waking.
+  await team.interruptTeammate('sleeper');
+  const sleeper = await eventually(() => teammateState(team, 'sleeper'), (s) => s.interruptedTurns === 1 && s.status === 'idle', 30_000);
+  expect(sleeper.conversation.filter((e) => e.role === 'tool')).toEqual([]);
+
+  // A task edge after the wait began wakes the waiter, which reports to the Lead.
+  await team.createTask({ subject: 'wake up' });
+  const waiter = await eventually(() => teammateState(team, 'waiter'), (s) => s.turns === 1 && s.status === 'idle');
+  const woke = waiter.conversation.filter((e) => e.role === 'tool').map((e) => [e.toolName, toolResult(e)]);
+  expect(woke[0]).toEqual(['wait_agent', { woke: 'edge', kind: 'task', subject: 'taskCreated' }]);
+  expect(woke[1]).toEqual(['send_message', expect.objectContaining({ to: 'lead' })]);
+  await team.dispose();
+});
