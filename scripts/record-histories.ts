@@ -13,7 +13,8 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
 import { createTeamWorker } from '../worker/createWorker';
 import { ensureTemporalCli, startDevServer } from './devServer';
-import { answer, scriptText, tool } from '../activities/providers/scriptedModelScript';
+import { answer, script, scriptText, send, tool } from '../activities/providers/scriptedModelScript';
+import { getTeammateStateQuery } from '../shared/definitions';
 import { demoAgentPrompt, runDemoScenario, runDemoTeammates } from './demoScenario';
 
 const OUT = path.join(__dirname, '..', 'test', 'histories');
@@ -69,6 +70,26 @@ async function main(): Promise<void> {
       await solo.handle().result();
       save(server.address, soloId, `teamLead-solo-${version}.json`);
       save(server.address, agentId, `subagent-${version}.json`);
+
+      // A teammate's wait_agent: watch signals to the Lead, a notification back, then a report.
+      const waitTeam = await TeamClient.start(client, {
+        teamId: `history-wait-${version}`,
+        taskQueue: 'record-histories',
+        agent: { profile: 'team', prompt: scriptText(tool('spawn_teammate', { name: 'waiter', message: script(tool('wait_agent', { timeoutMs: 60_000, kinds: ['task'] }), send('lead', script(answer('woken')))) })) },
+      });
+      const waiterId = `${waitTeam.teamId}/teammate/waiter`;
+      for (let i = 0; i < 100; i++) {
+        const state = await client.workflow.getHandle(waiterId).query(getTeammateStateQuery).catch(() => null);
+        if (state?.conversation.some((e) => e.toolCalls?.some((c) => c.name === 'wait_agent'))) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500)); // let the watch reach the Lead
+      await waitTeam.createTask({ subject: 'wake the waiter' });
+      await waitTeam.waitForAnswer({ timeoutMs: 120_000 });
+      await waitTeam.dispose();
+      await waitTeam.handle().result();
+      save(server.address, waitTeam.teamId, `teamLead-wait-${version}.json`);
+      save(server.address, waiterId, `teammate-waiter-${version}.json`);
     });
   } finally {
     await closeWorker();
@@ -84,6 +105,10 @@ function save(address: string, workflowId: string, file: string): void {
   const events = (JSON.parse(json) as { events?: unknown[] }).events?.length ?? 0;
   fs.mkdirSync(OUT, { recursive: true });
   fs.writeFileSync(path.join(OUT, file), json);
+  // Replay runs each history under the workflow id it was recorded with.
+  const idsFile = path.join(OUT, 'workflow-ids.json');
+  const ids = fs.existsSync(idsFile) ? (JSON.parse(fs.readFileSync(idsFile, 'utf8')) as Record<string, string>) : {};
+  fs.writeFileSync(idsFile, `${JSON.stringify({ ...ids, [file]: workflowId }, null, 2)}\n`);
   console.log(`saved ${events} events of ${workflowId} to test/histories/${file}`);
 }
 

@@ -125,6 +125,24 @@ export interface MemberStatusReport {
   /** Inbox messages the member has taken into turns so far (lets the Lead tell "idle" from "has mail waiting"). */
   consumed?: number;
 }
+export interface EdgeWatch {
+  /** The watching teammate (signals carry no authenticated sender; the Lead ignores non-members). */
+  name: string;
+  /** The teammate's wait: its notification carries this id back. */
+  waitId: string;
+  kinds?: EdgeKind[];
+}
+/**
+ * Teammate → Lead: notify me (edgeNotification) of the next edge of these kinds recorded after this
+ * signal arrives. A teammate's wait_agent waits in its own workflow on that notification, so a
+ * waiting member holds none of the Lead's in-flight Update slots. One watch per member at a time.
+ */
+export const watchEdgesSignal = defineSignal<[EdgeWatch]>('watchEdges');
+/** Teammate → Lead: drop the watch (its wait timed out or was interrupted). */
+export const unwatchEdgesSignal = defineSignal<[{ name: string; waitId: string }]>('unwatchEdges');
+/** Lead → teammate: the edge a watch was waiting for. */
+export const edgeNotificationSignal = defineSignal<[{ waitId: string; edge: TeamEdge }]>('edgeNotification');
+
 /** Teammate → Lead: live status (running a turn, idle, exited). Not durable roster state. */
 export const reportMemberStatusSignal = defineSignal<[MemberStatusReport]>('reportMemberStatus');
 
@@ -315,6 +333,8 @@ export interface CarriedLeadState {
   /** Messages delivered to / consumed by each teammate, for the Lead's "required work" check. */
   delivered?: Record<string, number>;
   consumed?: Record<string, number>;
+  /** Teammates' pending edge watches (wait_agent), by member name. */
+  watchers?: Record<string, { waitId: string; kinds: EdgeKind[]; since: number }>;
 }
 
 export interface SubagentAnswer {

@@ -206,5 +206,25 @@ export function createLeadOperations(env: LeadEnvironment) {
       }),
     );
 
-  return { spawn, send, interrupt, wait, dispose, recoverProvisioning, stopChild: (workflowId: string) => control.stopTeammate({ workflowId }) };
+  /**
+   * Notifies teammates whose wait_agent watch has seen its edge. Runs until the run closes; watches
+   * still pending then are carried across continue-as-new and served by the next run.
+   */
+  const notifyWatchers = async (): Promise<void> => {
+    for (;;) {
+      await condition(() => env.closingNow() || lead.dueNotifications().length > 0);
+      const due = lead.dueNotifications();
+      if (due.length === 0) return; // closing
+      for (const notification of due) {
+        lead.clearWatch(notification.name, notification.waitId);
+        try {
+          await getExternalWorkflowHandle(notification.workflowId).signal(defs.edgeNotificationSignal, { waitId: notification.waitId, edge: notification.edge });
+        } catch {
+          // The teammate has exited: nobody is waiting any more.
+        }
+      }
+    }
+  };
+
+  return { spawn, send, interrupt, wait, dispose, recoverProvisioning, notifyWatchers, stopChild: (workflowId: string) => control.stopTeammate({ workflowId }) };
 }

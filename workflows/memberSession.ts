@@ -9,12 +9,16 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  getExternalWorkflowHandle,
   isCancellation,
   patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { dispatchByName, unknownToolResult } from '../shared/agent/dispatch';
+import type { UpdateDefinition } from '@temporalio/common';
+import { dispatchByName, runTeamToolCall, unknownToolResult } from '../shared/agent/dispatch';
+import { waitAgentTool, type TeamToolContext } from '../shared/agent/teamTools';
+import type { TeamEdge } from '../shared/teamEdges';
 import { runAgentTurn } from '../shared/agent/loop';
 import { identityText } from '../shared/agent/policy';
 import { policyOf, type Toolset } from '../shared/agent/profiles';
@@ -52,6 +56,7 @@ export async function runSession(input: TeammateInput, hooks: SessionHooks): Pro
       turnScope.cancel();
     }
   });
+  setHandler(defs.edgeNotificationSignal, ({ waitId, edge }) => mate.notify(waitId, edge));
   setHandler(defs.getTeammateStateQuery, () => ({ ...mate.view(), historyLength: workflowInfo().historyLength, continueAsNewSuggested: workflowInfo().continueAsNewSuggested }));
 
   const dispatchWork = (call: ToolCall): Promise<import('../shared/agent/loop').DispatchResult> =>
@@ -60,6 +65,33 @@ export async function runSession(input: TeammateInput, hooks: SessionHooks): Pro
       mate.cwd = result.cwd;
       return { ok: result.ok, text: result.text };
     }, call);
+
+  /**
+   * A teammate's wait_agent waits here, in its own workflow: it asks the Lead for a notification of
+   * the next matching edge (signals both ways) and waits on a durable condition and timer, holding
+   * none of the Lead's in-flight Update slots. An interrupt cancels the wait and drops the watch.
+   */
+  const waitHere = (opId: string): TeamToolContext => ({
+    caller: name,
+    update: async <Ret, Req extends defs.Attributed>(definition: UpdateDefinition<Ret, [Req]>, body: Omit<Req, 'caller'>): Promise<Ret> => {
+      if (definition.name !== defs.waitForEdgeUpdate.name) throw new TypeError(`only wait_agent waits in the teammate, not ${definition.name}`);
+      const { timeoutMs, kinds } = body as unknown as Omit<defs.WaitForEdgeRequest, 'caller'>;
+      const lead = getExternalWorkflowHandle(teamId);
+      mate.currentWaitId = opId;
+      mate.notifiedEdge = null;
+      try {
+        await lead.signal(defs.watchEdgesSignal, { name, waitId: opId, ...(kinds ? { kinds } : {}) });
+        await condition(() => mate.notifiedEdge !== null, timeoutMs);
+        const edge = mate.notifiedEdge as TeamEdge | null;
+        return (edge ? { woke: 'edge', edge } : { woke: 'timeout' }) as Ret;
+      } finally {
+        if (mate.notifiedEdge === null) await CancellationScope.nonCancellable(() => lead.signal(defs.unwatchEdgesSignal, { name, waitId: opId }).catch(() => undefined));
+        mate.currentWaitId = null;
+        mate.notifiedEdge = null;
+      }
+    },
+    roster: () => Promise.reject(new TypeError('read_roster runs through the Lead')),
+  });
 
   const agentTurn = async (turn: number): Promise<void> => {
     await runAgentTurn({
@@ -73,7 +105,10 @@ export async function runSession(input: TeammateInput, hooks: SessionHooks): Pro
         dispatchByName(hooks.toolset, call, opId, {
           work: dispatchWork,
           // Attributed by this workflow's identity; the opId doubles as the Update id (and message id).
-          team: (c, id) => asToolResult(() => memberTeamTools.runTeamTool({ teamId, caller: name, call: c, opId: id }), c),
+          team: (c, id) =>
+            c.name === waitAgentTool.name
+              ? runTeamToolCall(c, waitHere(id))
+              : asToolResult(() => memberTeamTools.runTeamTool({ teamId, caller: name, call: c, opId: id }), c),
           subagent: (c) => Promise.resolve(unknownToolResult(hooks.toolset, c.name)),
         }),
     });

@@ -65,6 +65,8 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
       lead.validateLeadOnly('readLeadInbox', request);
     },
   });
+  setHandler(defs.watchEdgesSignal, (watch) => lead.watch(watch));
+  setHandler(defs.unwatchEdgesSignal, ({ name, waitId }) => lead.unwatch(name, waitId));
   setHandler(defs.reportMemberStatusSignal, ({ name, status, consumed }) => lead.reportStatus(name, status, now(), consumed));
   setHandler(defs.interruptTeammateUpdate, (request) => ops.interrupt(request), { validator: (request): void => void lead.validateInterrupt(request, closing()) });
   setHandler(defs.waitForEdgeUpdate, (request) => ops.wait(request), { validator: (request): void => void lead.validateWait(request, closing()) });
@@ -124,12 +126,14 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
     lead.receiveForLead({ messageId: `${teamId}/prompt`, from: OPERATOR, content: input.agent!.prompt, sentAt: now() }, now());
   }
   const agentLoop = agent.enabled ? runner.run() : Promise.resolve();
+  const notifier = ops.notifyWatchers();
 
   await condition(() => lead.disposeRequested || lead.mustRollOver(workflowInfo().continueAsNewSuggested));
   closingNow = true;
   await recovery;
   // The Lead's own turn finishes first (its waits wake on closingNow), then handlers settle.
   await agentLoop;
+  await notifier;
   await condition(allHandlersFinished);
   if (!lead.disposeRequested) {
     const { legacyMailbox: _imported, forkOf: _forked, ...rest } = input; // carried from now on

@@ -9,6 +9,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import { z } from 'zod';
 import type {
   CarriedLeadState,
+  EdgeWatch,
   InterruptTeammateRequest,
   LiveStatus,
   ReadTaskRequest,
@@ -21,8 +22,8 @@ import { invalidInputFailure, rejectionFailure, rollingOverFailure } from '../sh
 import type { InboxMessage, InboxState } from '../shared/inbox';
 import { emptyInbox, receive, takePending } from '../shared/inbox';
 import { jsonProblem, type JsonValue } from '../shared/json';
-import type { EdgeKind, EdgeLog } from '../shared/teamEdges';
-import { EDGE_KINDS, emptyEdgeLog, recordEdge } from '../shared/teamEdges';
+import type { EdgeKind, EdgeLog, TeamEdge } from '../shared/teamEdges';
+import { EDGE_KINDS, emptyEdgeLog, firstEdgeAfter, recordEdge } from '../shared/teamEdges';
 import type { Decision, LegacyMailbox, MemberRecord, ProvisioningOutcome, TaskCommand, TaskCommandKind, TaskMutationResult, TaskView, TeamEvent, TeamState } from '../shared/team';
 import {
   LEAD,
@@ -85,6 +86,8 @@ export class TeamLeadRun {
   /** Per teammate: messages delivered into its inbox (initial message included) and taken into its turns. */
   delivered: Record<string, number>;
   consumed: Record<string, number>;
+  /** Teammates waiting for an edge (wait_agent), by name; `since` is the edge seq at registration. */
+  watchers: Record<string, { waitId: string; kinds: EdgeKind[]; since: number }>;
 
   constructor(teamId: string, maxMembers: number | undefined, carried: CarriedLeadState | undefined, legacyMailbox?: unknown[]) {
     this.state = carried?.state ?? emptyTeamState(teamId, maxMembers);
@@ -96,6 +99,7 @@ export class TeamLeadRun {
     this.continuedRuns = carried?.continuedRuns ?? 0;
     this.delivered = carried?.delivered ?? {};
     this.consumed = carried?.consumed ?? {};
+    this.watchers = carried?.watchers ?? {};
   }
 
   /** True once this run should stop accepting Updates and continue as new. */
@@ -114,6 +118,7 @@ export class TeamLeadRun {
       continuedRuns: this.continuedRuns + 1,
       delivered: this.delivered,
       consumed: this.consumed,
+      watchers: this.watchers,
     };
   }
 
@@ -269,6 +274,35 @@ export class TeamLeadRun {
     if (this.liveStatus[name] === status) return;
     this.liveStatus = { ...this.liveStatus, [name]: status };
     this.edges = recordEdge(this.edges, 'status', `${name}:${status}`, now);
+  }
+
+  /** A teammate's wait_agent: remembered until an edge of its kinds is recorded after now. */
+  watch(request: EdgeWatch): void {
+    this.signalsThisRun += 1;
+    const member = this.state.members[request.name];
+    if (!member || !isLivePhase(member.phase) || typeof request.waitId !== 'string') return;
+    const kinds = Array.isArray(request.kinds) && request.kinds.length > 0 ? request.kinds.filter((k) => (EDGE_KINDS as readonly string[]).includes(k)) : [...EDGE_KINDS];
+    this.watchers = { ...this.watchers, [request.name]: { waitId: request.waitId, kinds, since: this.edges.lastSeq } };
+  }
+
+  unwatch(name: string, waitId: string): void {
+    this.signalsThisRun += 1;
+    this.clearWatch(name, waitId);
+  }
+
+  clearWatch(name: string, waitId: string): void {
+    if (this.watchers[name]?.waitId !== waitId) return;
+    const { [name]: _dropped, ...rest } = this.watchers;
+    this.watchers = rest;
+  }
+
+  /** Watches whose edge has been recorded, with where to send the notification. */
+  dueNotifications(): { name: string; workflowId: string; waitId: string; edge: TeamEdge }[] {
+    return Object.entries(this.watchers).flatMap(([name, w]) => {
+      const edge = firstEdgeAfter(this.edges, w.since, w.kinds);
+      const member = this.state.members[name];
+      return edge && member ? [{ name, workflowId: member.workflowId, waitId: w.waitId, edge }] : [];
+    });
   }
 
   validateInterrupt(input: unknown, closing: boolean): InterruptTeammateRequest {

@@ -6,6 +6,7 @@ import type { CarriedTeammateState, ConversationEntry, LiveStatus, SendOutcome, 
 import type { InboxMessage, InboxState } from '../shared/inbox';
 import { emptyInbox, receive, takePending } from '../shared/inbox';
 import { jsonProblem } from '../shared/json';
+import type { TeamEdge } from '../shared/teamEdges';
 
 /** Signals handled per run before continuing as new; the server allows 10,000 per run. */
 export const MAX_SIGNALS_PER_RUN = 5_000;
@@ -26,6 +27,9 @@ export class TeammateRun {
   /** Set by interrupt(); the workflow cancels the running turn's scope. */
   interruptRequested = false;
   rejectedDeliveries: { messageId: string; reason: string }[] = [];
+  /** The wait_agent in progress (its watch id) and the edge the Lead notified for it. */
+  currentWaitId: string | null = null;
+  notifiedEdge: TeamEdge | null = null;
   /** Teammates' inbox messages are Team records; an ordinary subagent's are not. */
   markTeamRecords = true;
 
@@ -53,6 +57,12 @@ export class TeammateRun {
       return;
     }
     this.inbox = receive(this.inbox, message).inbox;
+  }
+
+  /** The Lead's edgeNotification: kept only for the wait in progress (a late one is dropped). */
+  notify(waitId: string, edge: TeamEdge): void {
+    this.signalsThisRun += 1;
+    if (waitId === this.currentWaitId) this.notifiedEdge = edge;
   }
 
   hasPending(): boolean {

@@ -4,6 +4,7 @@
  * promises, and `renderToolResult` is the one place results become text: validated, then compact
  * JSON (no indentation, which would cost tokens on every roster, task and receipt).
  */
+import { ActivityFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { ToolSpec } from '../model';
 
@@ -57,6 +58,8 @@ export async function runToolCall<Context>(tool: AnyTool<Context>, argumentsJson
   try {
     return { ok: true, text: renderToolResult(tool, await tool.execute(input.data, context)) };
   } catch (error) {
+    // A cancelled turn (interrupt, disposal) must stop the turn, not become a result for the model.
+    if (isCancelled(error)) throw error;
     return { ok: false, text: JSON.stringify(toolError(error)) };
   }
 }
@@ -75,4 +78,8 @@ export function toolError(error: unknown): { error: string; message: string; cur
     if ('cycle' in first && first.cycle !== undefined) result.cycle = first.cycle;
   }
   return result;
+}
+
+function isCancelled(error: unknown): boolean {
+  return error instanceof CancelledFailure || (error instanceof ActivityFailure && error.cause instanceof CancelledFailure);
 }

@@ -276,5 +276,13 @@ test('a teammate\'s wait_agent blocks durably until the next edge after it began
   const woke = waiter.conversation.filter((e) => e.role === 'tool').map((e) => [e.toolName, toolResult(e)]);
   expect(woke[0]).toEqual(['wait_agent', { woke: 'edge', kind: 'task', subject: 'taskCreated' }]);
   expect(woke[1]).toEqual(['send_message', expect.objectContaining({ to: 'lead' })]);
+  // The waits were signals, not Updates parked on the Lead: no in-flight Update slot was held.
+  const leadEvents = (await team.handle().fetchHistory()).events ?? [];
+  const signals = leadEvents.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean);
+  expect(signals.filter((n) => n === 'watchEdges')).toHaveLength(2);
+  expect(signals.filter((n) => n === 'unwatchEdges')).toHaveLength(1); // the interrupted sleeper's
+  expect(leadEvents.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'waitForEdge')).toHaveLength(0);
+  const waiterEvents = (await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'waiter')).fetchHistory()).events ?? [];
+  expect(waiterEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'edgeNotification')).toHaveLength(1);
   await team.dispose();
 });

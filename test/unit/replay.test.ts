@@ -8,7 +8,9 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 
 const DIR = path.join(__dirname, '..', 'histories');
-const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
+/** The workflow id each history ran under: replay must use it (ids derived from it, e.g. operation ids, are part of the workflow's logic). */
+const WORKFLOW_IDS = JSON.parse(fs.readFileSync(path.join(DIR, 'workflow-ids.json'), 'utf8')) as Record<string, string>;
+const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json') && f !== 'workflow-ids.json');
 
 beforeAll(() => {
   try {
@@ -23,8 +25,9 @@ test('there are recorded histories to replay', () => {
 });
 
 test('every recorded history replays against the current workflow code', async () => {
+  for (const file of files) expect({ file, workflowId: WORKFLOW_IDS[file] }).toEqual({ file, workflowId: expect.any(String) });
   const histories = files.map((file) => ({
-    workflowId: file.replace(/\.json$/, ''),
+    workflowId: WORKFLOW_IDS[file]!,
     history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8'))),
   }));
   const failures: string[] = [];

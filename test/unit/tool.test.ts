@@ -56,3 +56,15 @@ test('the compiler rejects an execute that returns something other than the resu
   });
   expect(wrong.name).toBe('wrong');
 });
+
+test('a cancellation is not a tool result: it propagates so the turn stops', async () => {
+  const { CancelledFailure } = await import('@temporalio/common');
+  const cancelled = defineTool({
+    name: 'slow',
+    description: 'waits',
+    input: z.strictObject({}),
+    result: z.strictObject({}),
+    execute: () => Promise.reject(new CancelledFailure('Cancellation scope cancelled')),
+  });
+  await expect(runToolCall(cancelled, '{}', {})).rejects.toBeInstanceOf(CancelledFailure);
+});
