@@ -20,7 +20,6 @@ import type { UpdateDefinition } from '@temporalio/common';
 import { dispatchByName, runSubagentToolCall, runTeamToolCall } from '../shared/agent/dispatch';
 import { runAgentTurn } from '../shared/agent/loop';
 import { identityText } from '../shared/agent/policy';
-import { completedTurnPrefix } from '../shared/agent/prompt';
 import { policyOf, toolsetOf } from '../shared/agent/profiles';
 import type { SubagentAnswer, SubagentToolContext } from '../shared/agent/subagentTools';
 import type { TeamToolContext } from '../shared/agent/teamTools';
@@ -132,7 +131,7 @@ export class LeadAgentRunner {
             {
               descriptor: { teamId, name, context, initialMessageId: `${agentId}/initial` },
               model: model ?? agent.options?.model ?? null,
-              seed: context === 'fork' ? completedTurnPrefix(agent.conversation, agent.currentTurn) : [],
+              seed: context === 'fork' ? agent.forkSeed() : [],
               initialMessage: { messageId: `${agentId}/initial`, from: LEAD, content: prompt, sentAt: now() },
               cwd: agent.cwd,
               ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),

@@ -6,6 +6,7 @@
 import type { AgentStatus, CarriedLeadAgent, ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName, SubagentRecord, TeamLeadInput } from '../shared/definitions';
 import type { InboxMessage } from '../shared/inbox';
 import { LEAD } from '../shared/team';
+import { compactConversation } from '../shared/agent/budget';
 import { completedTurnPrefix } from '../shared/agent/prompt';
 
 /** Senders whose messages are not Team records (the operator's prompts). */
@@ -69,7 +70,7 @@ export class LeadAgentState {
 
   /** The Lead's completed-turn prefix, captured once as a fork teammate's seed. */
   forkSeed(): ConversationEntry[] {
-    return completedTurnPrefix(this.conversation, this.currentTurn);
+    return compactConversation(completedTurnPrefix(this.conversation, this.currentTurn));
   }
 
   lastReply(): string | null {
@@ -81,7 +82,7 @@ export class LeadAgentState {
     return {
       subagents: this.subagents,
       nextSubagent: this.nextSubagent,
-      conversation: this.conversation,
+      conversation: compactConversation(this.conversation),
       turns: this.turns,
       cwd: this.cwd,
       status: this.status,
@@ -102,7 +103,8 @@ export class LeadAgentState {
       finalAnswer: this.finalAnswer,
       openTasksAtAnswer: this.openTasksAtAnswer,
       lastError: this.lastError,
-      conversation: this.conversation,
+      // A query result is a payload too: long old contents are elided to stay within its limit.
+      conversation: compactConversation(this.conversation),
     };
   }
 }

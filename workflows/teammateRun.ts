@@ -5,6 +5,7 @@
 import type { CarriedTeammateState, ConversationEntry, LiveStatus, SendOutcome, TeammateInput, TeammateStateView } from '../shared/definitions';
 import type { InboxMessage, InboxState } from '../shared/inbox';
 import { emptyInbox, receive, takePending } from '../shared/inbox';
+import { compactConversation } from '../shared/agent/budget';
 import { jsonProblem } from '../shared/json';
 import type { TeamEdge } from '../shared/teamEdges';
 
@@ -107,7 +108,7 @@ export class TeammateRun {
   }
 
   carry(): CarriedTeammateState {
-    return { inbox: this.inbox, conversation: this.conversation, turns: this.turns, interruptedTurns: this.interruptedTurns, continuedRuns: this.continuedRuns + 1, cwd: this.cwd };
+    return { inbox: this.inbox, conversation: compactConversation(this.conversation), turns: this.turns, interruptedTurns: this.interruptedTurns, continuedRuns: this.continuedRuns + 1, cwd: this.cwd };
   }
 
   view(): TeammateStateView {
@@ -120,7 +121,8 @@ export class TeammateRun {
       received: this.inbox.received,
       consumed: this.inbox.consumed,
       seenMessageIds: this.inbox.seen,
-      conversation: this.conversation,
+      // A query result is a payload too: long old contents are elided to stay within its limit.
+      conversation: compactConversation(this.conversation),
       continuedRuns: this.continuedRuns,
       cwd: this.cwd,
     };

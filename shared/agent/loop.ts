@@ -7,6 +7,7 @@
  */
 import type { ConversationEntry, SendOutcome } from '../definitions';
 import type { ChatMessage, ModelResponse, ToolCall } from '../model';
+import { fitPrompt } from './budget';
 import { assemblePrompt } from './prompt';
 
 export const DEFAULT_MAX_STEPS_PER_TURN = 40;
@@ -44,7 +45,8 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
   const maxSteps = input.maxSteps ?? DEFAULT_MAX_STEPS_PER_TURN;
   const receipts: SendOutcome[] = [];
   for (let step = 0; step < maxSteps; step++) {
-    const response = await input.callModel(assemblePrompt({ system: input.system, conversation: input.conversation, teamId: input.teamId }));
+    const prompt = fitPrompt(assemblePrompt({ system: input.system, conversation: input.conversation, teamId: input.teamId }));
+    const response = await input.callModel(prompt);
     const calls = response.message.toolCalls;
     const entry: ConversationEntry = { role: 'assistant', content: response.message.content, turn: input.turn };
     if (calls.length > 0) entry.toolCalls = calls;

@@ -286,3 +286,19 @@ test('a teammate\'s wait_agent blocks durably until the next edge after it began
   expect(waiterEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'edgeNotification')).toHaveLength(1);
   await team.dispose();
 });
+
+test('long results stay within Temporal\'s payload limits: old results are elided from the prompt, the turn completes', async () => {
+  fs.writeFileSync(path.join(env.worker.checkoutRoot, 'big.txt'), `${'y'.repeat(89)}\n`.repeat(1_000));
+  // 25 reads of 90 kB: without the prompt budget the next model call's input would be ~2.3 MB,
+  // over the server's 2 MB payload limit.
+  const team = await startAgentTeam(env.client, env.worker.taskQueue, {
+    prompt: scriptText(...Array.from({ length: 25 }, () => tool('read_file', { path: 'big.txt' })), answer('read it all')),
+  });
+  const lead = await answered(team);
+  expect(lead.finalAnswer).toBe('read it all');
+  expect(lead.conversation.filter((e) => e.role === 'tool' && e.ok)).toHaveLength(25);
+  const history = await team.handle().fetchHistory();
+  const inputs = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.input?.payloads ?? []);
+  for (const payload of inputs) expect(payload.data?.length ?? 0).toBeLessThan(1_000_000);
+  await team.dispose();
+});
