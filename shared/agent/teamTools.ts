@@ -10,7 +10,7 @@ import { z } from 'zod';
 import * as defs from '../definitions';
 import type { Attributed, LiveStatus } from '../definitions';
 import { EDGE_KINDS } from '../teamEdges';
-import type { TaskView, TeamView } from '../team';
+import type { TaskMutationResult, TaskView, TeamView } from '../team';
 import { MAX_DESCRIPTION_LENGTH, MAX_SUBJECT_LENGTH, TASK_STATUSES, taskIdSchema, revisionSchema } from '../team';
 import { defineTool, type AnyTool } from '../tools/tool';
 
@@ -93,81 +93,78 @@ export const sendMessageTool = defineTool({
   },
 });
 
-export const createTaskTool = defineTool({
+/** A task mutation tool: exactly one Update, answered with the task as a model needs it. */
+function taskMutationTool<Req extends Attributed, Input extends z.ZodType<Omit<Req, 'caller'>>>(spec: {
+  name: string;
+  description: string;
+  input: Input;
+  update: UpdateDefinition<TaskMutationResult, [Req]>;
+}) {
+  return defineTool({
+    name: spec.name,
+    description: spec.description,
+    input: spec.input,
+    result: taskResult,
+    async execute(input, ctx: TeamToolContext) {
+      const { task } = await ctx.update(spec.update, input);
+      return { task: forModel(task) };
+    },
+  });
+}
+
+const taskFields = {
+  subject: z.string().min(1).max(MAX_SUBJECT_LENGTH),
+  description: z.string().max(MAX_DESCRIPTION_LENGTH),
+  dependencies: z.array(taskIdSchema).max(100),
+  writeScopes: z.array(z.string().max(500)).max(50),
+};
+
+export const createTaskTool = taskMutationTool({
   name: 'create_task',
   description: 'Create a task on the shared board. dependencies: ids that must be completed first. writeScopes: path prefixes the task will write (advisory; overlaps are reported, never blocked).',
-  input: z.strictObject({
-    subject: z.string().min(1).max(MAX_SUBJECT_LENGTH),
-    description: z.string().max(MAX_DESCRIPTION_LENGTH).optional(),
-    dependencies: z.array(taskIdSchema).max(100).optional(),
-    writeScopes: z.array(z.string().max(500)).max(50).optional(),
-  }),
-  result: taskResult,
-  async execute(input, ctx: TeamToolContext) {
-    const { task } = await ctx.update(defs.createTaskUpdate, input);
-    return { task: forModel(task) };
-  },
+  input: z.strictObject({ subject: taskFields.subject, description: taskFields.description.optional(), dependencies: taskFields.dependencies.optional(), writeScopes: taskFields.writeScopes.optional() }),
+  update: defs.createTaskUpdate,
 });
 
-export const editTaskTool = defineTool({
+export const editTaskTool = taskMutationTool({
   name: 'edit_task',
   description: 'Owner or Lead: change a task\'s subject, description, dependencies or writeScopes.',
   input: z.strictObject({
     ...taskRef,
-    subject: z.string().min(1).max(MAX_SUBJECT_LENGTH).optional(),
-    description: z.string().max(MAX_DESCRIPTION_LENGTH).optional(),
-    dependencies: z.array(taskIdSchema).max(100).optional(),
-    writeScopes: z.array(z.string().max(500)).max(50).optional(),
+    subject: taskFields.subject.optional(),
+    description: taskFields.description.optional(),
+    dependencies: taskFields.dependencies.optional(),
+    writeScopes: taskFields.writeScopes.optional(),
   }),
-  result: taskResult,
-  async execute(input, ctx: TeamToolContext) {
-    const { task } = await ctx.update(defs.editTaskUpdate, input);
-    return { task: forModel(task) };
-  },
+  update: defs.editTaskUpdate,
 });
 
-export const claimTaskTool = defineTool({
+export const claimTaskTool = taskMutationTool({
   name: 'claim_task',
   description: 'Claim a ready, unowned task: you become its owner and it moves to in_progress.',
   input: z.strictObject(taskRef),
-  result: taskResult,
-  async execute(input, ctx: TeamToolContext) {
-    const { task } = await ctx.update(defs.claimTaskUpdate, input);
-    return { task: forModel(task) };
-  },
+  update: defs.claimTaskUpdate,
 });
 
-export const assignTaskTool = defineTool({
+export const assignTaskTool = taskMutationTool({
   name: 'assign_task',
   description: 'Lead only: give a task to a member (owner), or clear the owner with null.',
   input: z.strictObject({ ...taskRef, owner: memberName.nullable() }),
-  result: taskResult,
-  async execute(input, ctx: TeamToolContext) {
-    const { task } = await ctx.update(defs.assignTaskUpdate, input);
-    return { task: forModel(task) };
-  },
+  update: defs.assignTaskUpdate,
 });
 
-export const releaseTaskTool = defineTool({
+export const releaseTaskTool = taskMutationTool({
   name: 'release_task',
   description: 'Owner or Lead: give a task back to the board (pending, no owner).',
   input: z.strictObject(taskRef),
-  result: taskResult,
-  async execute(input, ctx: TeamToolContext) {
-    const { task } = await ctx.update(defs.releaseTaskUpdate, input);
-    return { task: forModel(task) };
-  },
+  update: defs.releaseTaskUpdate,
 });
 
-export const setTaskStatusTool = defineTool({
+export const setTaskStatusTool = taskMutationTool({
   name: 'set_task_status',
   description: 'Owner or Lead: move a task to another status (pending, in_progress, completed, cancelled) along the allowed transitions.',
   input: z.strictObject({ ...taskRef, status: z.enum(TASK_STATUSES) }),
-  result: taskResult,
-  async execute(input, ctx: TeamToolContext) {
-    const { task } = await ctx.update(defs.transitionTaskUpdate, input);
-    return { task: forModel(task) };
-  },
+  update: defs.transitionTaskUpdate,
 });
 
 export const deleteTaskTool = defineTool({
