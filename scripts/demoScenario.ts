@@ -77,7 +77,7 @@ export async function runDemoTeammates(team: TeamClient, log: (line: string) => 
  * through version-checked tools, complete the tasks and report; the Lead waits for that required
  * work and then gives its final answer. Each script step is what a real model would decide.
  */
-export function demoAgentPrompt(): string {
+export function demoAgentPrompt(options: { parserThinkMs?: number } = {}): string {
   const testWriter = script(
     tool('claim_task', { taskId: 2, expectedRevision: 1 }),
     tool('read_file', { path: 'src/parser.ts' }),
@@ -87,7 +87,7 @@ export function demoAgentPrompt(): string {
   );
   const parserDev = script(
     tool('claim_task', { taskId: 1, expectedRevision: 1 }),
-    think(500),
+    think(options.parserThinkMs ?? 500),
     tool('write_file', { path: 'src/parser.ts', content: "export const parse = (line: string): string[] => line.split(',');\n", version: null }),
     tool('set_task_status', { taskId: 1, expectedRevision: 2, status: 'completed' }),
     // The Lead's next turn follows this report: the tests can start once the parser exists.

@@ -5,11 +5,14 @@
  * a point before a provisioning settled is reconciled by the recovery activity.
  */
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import Long from 'long';
 import { TeamClient } from '../../client/teamClient';
 import { teammateWorkflowId } from '../../shared/team';
 import { useClientAndWorkerProcesses } from '../support/harness';
-import { uniqueId } from '../support/temporal';
+import { tempCheckout, uniqueId } from '../support/temporal';
+import { demoAgentPrompt } from '../../scripts/demoScenario';
 import { eventually, runningWorkflowsOfTeam, teammateState } from '../support/teams';
 import type { WorkerProcess } from '../support/workerProcess';
 
@@ -122,6 +125,44 @@ test('a Lead reset to before a provisioning settled is reconciled from the child
   await team.sendMessage('survivor', 'after the reset', 'after-reset');
   await eventually(() => teammateState(team, 'survivor'), (s) => s.conversation.some((e) => e.messageId === 'after-reset'));
   expect((await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'survivor')).describe()).status.name).toBe('RUNNING');
+  await team.dispose();
+  expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
+});
+
+test('SIGKILL during an agent Team\'s model call: a new worker takes over and the Team ends exactly as an uninterrupted run', async () => {
+  const taskQueue = uniqueId('tq-drill-agent');
+  const checkoutRoot = tempCheckout(); // one checkout, as on a real machine: both worker processes use it
+  const first = await env.spawnWorker(taskQueue, { checkoutRoot });
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('drill-agent'), taskQueue, agent: { prompt: demoAgentPrompt({ parserThinkMs: 8_000 }), profile: 'team' } });
+  // parser-dev has claimed its task and is inside a long model call when the worker dies.
+  await eventually(
+    () => team.view(),
+    (v) => v.tasks.some((t) => t.id === 1 && t.owner === 'parser-dev'),
+    60_000,
+  );
+  await first.kill();
+  await env.spawnWorker(taskQueue, { checkoutRoot });
+
+  const lead = await team.waitForAnswer({ timeoutMs: 180_000 });
+  expect(lead.finalAnswer).toMatch(/Parser and tests are written/);
+  expect(lead.turns).toBe(3);
+  const view = await team.view();
+  // Exactly the board of an uninterrupted run: each task claimed once and completed once (revision 3).
+  expect(view.tasks.map((t) => [t.id, t.status, t.owner, t.revision])).toEqual([
+    [1, 'completed', 'parser-dev', 3],
+    [2, 'completed', 'test-writer', 3],
+  ]);
+  expect(view.members.map((m) => [m.name, m.phase])).toEqual([
+    ['parser-dev', 'active'],
+    ['test-writer', 'active'],
+  ]);
+  const dev = await teammateState(team, 'parser-dev');
+  const ownResults = dev.conversation.filter((e) => e.role === 'tool').map((e) => `${e.toolName}:${e.ok}`);
+  expect(ownResults).toEqual(['claim_task:true', 'write_file:true', 'set_task_status:true', 'send_message:true']);
+  expect(fs.readFileSync(path.join(checkoutRoot, 'src/parser.ts'), 'utf8')).toContain('export const parse');
+  // The model call was retried after the heartbeat timeout: a later attempt completed it.
+  const history = (await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'parser-dev')).fetchHistory()).events ?? [];
+  expect(history.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1)).toBe(true);
   await team.dispose();
   expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
 });

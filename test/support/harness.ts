@@ -26,14 +26,14 @@ export function useClientAndWorker(): TestEnvironment {
 export interface ProcessEnvironment {
   readonly client: Client;
   /** Starts a worker process on `taskQueue`; every one still alive is stopped after the file. */
-  spawnWorker(taskQueue: string): Promise<WorkerProcess>;
+  spawnWorker(taskQueue: string, options?: { checkoutRoot?: string }): Promise<WorkerProcess>;
 }
 
 export function useClientAndWorkerProcesses(): ProcessEnvironment {
   const workers: WorkerProcess[] = [];
   const env = {
-    spawnWorker: async (taskQueue: string) => {
-      const worker = await spawnWorkerProcess(taskQueue);
+    spawnWorker: async (taskQueue: string, options: { checkoutRoot?: string } = {}) => {
+      const worker = await spawnWorkerProcess(taskQueue, options);
       workers.push(worker);
       return worker;
     },
