@@ -55,3 +55,12 @@ export async function asToolResult(run: () => Promise<DispatchResult>, call: Too
     return { ok: false, text: JSON.stringify({ error: type, message: `${call.name} could not run (${message}); check the current state before trying again` }) };
   }
 }
+
+/** A work tool on the checkout's queue, run in the session's directory; a `cd` in bash moves only this session. */
+export function runWorkToolCall(checkout: WorkToolActivities, call: ToolCall, session: { cwd: string }): Promise<DispatchResult> {
+  return asToolResult(async () => {
+    const result = await checkout.runWorkTool({ tool: call.name, argumentsJson: call.argumentsJson, cwd: session.cwd });
+    session.cwd = result.cwd;
+    return { ok: result.ok, text: result.text };
+  }, call);
+}

@@ -5,23 +5,12 @@
  * After a turn ends with a reply, the Lead waits for required work (busy teammates, unread
  * messages) and is told about open tasks before its final answer is accepted.
  */
-import {
-  ApplicationFailure,
-  CancellationScope,
-  ParentClosePolicy,
-  WorkflowIdReusePolicy,
-  condition,
-  getExternalWorkflowHandle,
-  isCancellation,
-  startChild,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import { dispatchByName, runSubagentToolCall, runTeamToolCall } from '../shared/agent/dispatch';
 import { runAgentTurn } from '../shared/agent/loop';
 import { identityText } from '../shared/agent/policy';
 import { policyOf, toolsetOf } from '../shared/agent/profiles';
-import type { SubagentAnswer, SubagentToolContext } from '../shared/agent/subagentTools';
 import type { TeamToolContext } from '../shared/agent/teamTools';
 import * as defs from '../shared/definitions';
 import type { AgentStatus, Attributed } from '../shared/definitions';
@@ -30,13 +19,13 @@ import type { ToolCall } from '../shared/model';
 import type { TaskCommandKind } from '../shared/team';
 import { LEAD, teamView } from '../shared/team';
 import { recordEdge } from '../shared/teamEdges';
-import { asToolResult, models, workTools } from './agentActivities';
+import { models, runWorkToolCall, workTools } from './agentActivities';
 import type { LeadAgentState } from './leadAgentState';
 import { MAX_COMPLETION_NUDGES } from './leadAgentState';
 import type { LeadOperations } from './leadOperations';
+import { LeadSubagents } from './leadSubagents';
 import type { TeamLeadRun } from './teamLeadRun';
 import { busyMembers } from './teamLeadRun';
-import type { subagent } from './subagent';
 
 /** How long the Lead waits for busy teammates before it is given a turn to decide what to do. */
 export const REQUIRED_WORK_WAIT_MS = 30 * 60 * 1000;
@@ -63,7 +52,12 @@ export interface LeadAgentDeps {
 export class LeadAgentRunner {
   private turnScope: CancellationScope | undefined;
 
-  constructor(private readonly deps: LeadAgentDeps) {}
+  /** The ordinary subagents this Lead started (default profile). */
+  readonly subagents: LeadSubagents;
+
+  constructor(private readonly deps: LeadAgentDeps) {
+    this.subagents = new LeadSubagents(deps);
+  }
 
   private setStatus(status: AgentStatus): void {
     const { agent, lead } = this.deps;
@@ -110,78 +104,6 @@ export class LeadAgentRunner {
     };
   }
 
-  private subagentContext(opId: string): SubagentToolContext {
-    const { agent, teamId, now } = this.deps;
-    const record = (agentId: string): defs.SubagentRecord => {
-      const found = agent.subagents[agentId];
-      if (!found || found.closed) {
-        throw ApplicationFailure.create({ type: 'UnknownAgent', message: `no open subagent "${agentId}"; use an agentId returned by subagent or subagent_fork`, nonRetryable: true });
-      }
-      return found;
-    };
-    return {
-      startSubagent: async ({ prompt, context, model }): Promise<SubagentAnswer> => {
-        agent.nextSubagent += 1;
-        const agentId = `${teamId}/subagent/${agent.nextSubagent}`;
-        const name = `subagent-${agent.nextSubagent}`;
-        agent.subagents = { ...agent.subagents, [agentId]: { workflowId: agentId, answers: [], closed: false } };
-        await startChild<typeof subagent>(defs.SUBAGENT_WORKFLOW_TYPE, {
-          workflowId: agentId,
-          args: [
-            {
-              descriptor: { teamId, name, context, initialMessageId: `${agentId}/initial` },
-              model: model ?? agent.options?.model ?? null,
-              seed: context === 'fork' ? agent.forkSeed() : [],
-              initialMessage: { messageId: `${agentId}/initial`, from: LEAD, content: prompt, sentAt: now() },
-              cwd: agent.cwd,
-              ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),
-            },
-          ],
-          // Survives the Lead's continue-as-new; close_agent and disposal stop it.
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        });
-        await condition(() => (agent.subagents[agentId]?.answers.length ?? 0) > 0 || this.deps.closing());
-        return agent.subagents[agentId]?.answers[0] ?? { agentId, turn: 0, answer: null };
-      },
-      sendInput: async (agentId, message) => {
-        const target = record(agentId);
-        await getExternalWorkflowHandle(target.workflowId).signal(defs.deliverMessageSignal, { messageId: opId, from: LEAD, content: message, sentAt: now() });
-        return { agentId, messageId: opId };
-      },
-      waitAgent: async (agentId, timeoutMs) => {
-        const since = record(agentId).answers.length;
-        await condition(() => (agent.subagents[agentId]?.answers.length ?? 0) > since || this.deps.closing(), timeoutMs);
-        return agent.subagents[agentId]?.answers[since] ?? null;
-      },
-      closeAgent: async (agentId) => {
-        const target = record(agentId);
-        await this.deps.ops.stopChild(target.workflowId);
-        agent.subagents = { ...agent.subagents, [agentId]: { ...target, closed: true } };
-        return { agentId, closed: true };
-      },
-    };
-  }
-
-  /** A subagent's answer, signalled by the child. */
-  recordSubagentAnswer(answer: SubagentAnswer): void {
-    const { agent } = this.deps;
-    const record = agent.subagents[answer.agentId];
-    if (!record || record.answers.some((a) => a.turn === answer.turn)) return;
-    agent.subagents = { ...agent.subagents, [answer.agentId]: { ...record, answers: [...record.answers, answer] } };
-  }
-
-  /** Open subagents to stop at disposal. */
-  async stopSubagents(): Promise<void> {
-    const { agent, ops } = this.deps;
-    for (const [agentId, record] of Object.entries(agent.subagents)) {
-      if (record.closed) continue;
-      await ops.stopChild(record.workflowId);
-      agent.subagents = { ...agent.subagents, [agentId]: { ...record, closed: true } };
-    }
-  }
-
-  /** One turn over the Lead's inbox; false when it failed for good (the model call gave up). */
   private async turn(): Promise<boolean> {
     const { agent, lead, teamId } = this.deps;
     const toolset = toolsetOf(agent.profile);
@@ -203,14 +125,9 @@ export class LeadAgentRunner {
           callModel: (chat) => models.callModel({ model: agent.options?.model ?? null, toolset, messages: chat }),
           dispatch: (call: ToolCall, opId: string) =>
             dispatchByName(toolset, call, opId, {
-              work: (c) =>
-                asToolResult(async () => {
-                  const result = await checkout.runWorkTool({ tool: c.name, argumentsJson: c.argumentsJson, cwd: agent.cwd });
-                  agent.cwd = result.cwd;
-                  return { ok: result.ok, text: result.text };
-                }, c),
+              work: (c) => runWorkToolCall(checkout, c, agent),
               team: (c, id) => runTeamToolCall(c, this.teamContext(id)),
-              subagent: (c, id) => runSubagentToolCall(c, this.subagentContext(id)),
+              subagent: (c, id) => runSubagentToolCall(c, this.subagents.context(id)),
             }),
         }),
       );

@@ -9,23 +9,20 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  getExternalWorkflowHandle,
   isCancellation,
   patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { UpdateDefinition } from '@temporalio/common';
 import { dispatchByName, runTeamToolCall, unknownToolResult } from '../shared/agent/dispatch';
-import { waitAgentTool, type TeamToolContext } from '../shared/agent/teamTools';
-import type { TeamEdge } from '../shared/teamEdges';
+import { waitAgentTool } from '../shared/agent/teamTools';
 import { runAgentTurn } from '../shared/agent/loop';
 import { identityText } from '../shared/agent/policy';
 import { policyOf, type Toolset } from '../shared/agent/profiles';
 import * as defs from '../shared/definitions';
 import type { LiveStatus, TeammateInput, TeammateStateView } from '../shared/definitions';
-import type { ToolCall } from '../shared/model';
-import { asToolResult, memberTeamTools, models, workTools } from './agentActivities';
+import { asToolResult, memberTeamTools, models, runWorkToolCall, workTools } from './agentActivities';
+import { waitInMemberWorkflow } from './memberWait';
 import { legacyScriptedTurn } from './legacyScriptedTurn';
 import { TeammateRun } from './teammateRun';
 
@@ -59,40 +56,6 @@ export async function runSession(input: TeammateInput, hooks: SessionHooks): Pro
   setHandler(defs.edgeNotificationSignal, ({ waitId, edge }) => mate.notify(waitId, edge));
   setHandler(defs.getTeammateStateQuery, () => ({ ...mate.view(), historyLength: workflowInfo().historyLength, continueAsNewSuggested: workflowInfo().continueAsNewSuggested }));
 
-  const dispatchWork = (call: ToolCall): Promise<import('../shared/agent/loop').DispatchResult> =>
-    asToolResult(async () => {
-      const result = await checkout.runWorkTool({ tool: call.name, argumentsJson: call.argumentsJson, cwd: mate.cwd });
-      mate.cwd = result.cwd;
-      return { ok: result.ok, text: result.text };
-    }, call);
-
-  /**
-   * A teammate's wait_agent waits here, in its own workflow: it asks the Lead for a notification of
-   * the next matching edge (signals both ways) and waits on a durable condition and timer, holding
-   * none of the Lead's in-flight Update slots. An interrupt cancels the wait and drops the watch.
-   */
-  const waitHere = (opId: string): TeamToolContext => ({
-    caller: name,
-    update: async <Ret, Req extends defs.Attributed>(definition: UpdateDefinition<Ret, [Req]>, body: Omit<Req, 'caller'>): Promise<Ret> => {
-      if (definition.name !== defs.waitForEdgeUpdate.name) throw new TypeError(`only wait_agent waits in the teammate, not ${definition.name}`);
-      const { timeoutMs, kinds } = body as unknown as Omit<defs.WaitForEdgeRequest, 'caller'>;
-      const lead = getExternalWorkflowHandle(teamId);
-      mate.currentWaitId = opId;
-      mate.notifiedEdge = null;
-      try {
-        await lead.signal(defs.watchEdgesSignal, { name, waitId: opId, ...(kinds ? { kinds } : {}) });
-        await condition(() => mate.notifiedEdge !== null, timeoutMs);
-        const edge = mate.notifiedEdge as TeamEdge | null;
-        return (edge ? { woke: 'edge', edge } : { woke: 'timeout' }) as Ret;
-      } finally {
-        if (mate.notifiedEdge === null) await CancellationScope.nonCancellable(() => lead.signal(defs.unwatchEdgesSignal, { name, waitId: opId }).catch(() => undefined));
-        mate.currentWaitId = null;
-        mate.notifiedEdge = null;
-      }
-    },
-    roster: () => Promise.reject(new TypeError('read_roster runs through the Lead')),
-  });
-
   const agentTurn = async (turn: number): Promise<void> => {
     await runAgentTurn({
       conversation: mate.conversation,
@@ -103,11 +66,11 @@ export async function runSession(input: TeammateInput, hooks: SessionHooks): Pro
       callModel: (messages) => models.callModel({ model: input.model, toolset: hooks.toolset, messages }),
       dispatch: (call, opId) =>
         dispatchByName(hooks.toolset, call, opId, {
-          work: dispatchWork,
+          work: (c) => runWorkToolCall(checkout, c, mate),
           // Attributed by this workflow's identity; the opId doubles as the Update id (and message id).
           team: (c, id) =>
             c.name === waitAgentTool.name
-              ? runTeamToolCall(c, waitHere(id))
+              ? runTeamToolCall(c, waitInMemberWorkflow(mate, teamId, name, id))
               : asToolResult(() => memberTeamTools.runTeamTool({ teamId, caller: name, call: c, opId: id }), c),
           subagent: (c) => Promise.resolve(unknownToolResult(hooks.toolset, c.name)),
         }),

@@ -90,7 +90,7 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
   );
   setHandler(defs.subagentAnswerSignal, (answer) => {
     lead.signalsThisRun += 1;
-    runner.recordSubagentAnswer(answer);
+    runner.subagents.recordAnswer(answer);
   });
   setHandler(defs.getAgentStateQuery, () => agent.view());
 
@@ -99,7 +99,7 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
     defs.disposeTeamUpdate,
     async () => {
       runner.cancelTurn();
-      await runner.stopSubagents();
+      await runner.subagents.stopAll();
       return ops.dispose();
     },
     { validator: (request): void => lead.validateLeadOnly('disposeTeam', request) },
