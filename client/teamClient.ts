@@ -284,41 +284,53 @@ export class TeamClient {
     const deadline = Date.now() + options.timeoutMs;
     const slice = options.waitSliceMs ?? DEFAULT_WAIT_SLICE_MS;
     let edge: TeamEdge | null = null;
-    let view: defs.LeadAgentView | null = null;
+    let view = await this.answerOrNull(options, edge);
     for (;;) {
+      if (view.done) return view.view;
       const remaining = deadline - Date.now();
-      // The wait is registered before the read; when the answer is already there it just times out on the Lead.
-      let wait: AdmittedWait | null = null;
-      let closed: ApplicationFailure | null = null;
+      if (remaining <= 0) break;
+      // Read first, then register, then read again: the answer itself is a status edge, so a wait
+      // registered before it always wakes on it and no wait is left open on the Lead (it would hold
+      // one of its in-flight Update slots). Only an answer landing between the two reads leaves one
+      // open, until its slice ends.
+      let wait: AdmittedWait;
       try {
-        if (remaining > 0) wait = await this.startWaitForEdge(Math.max(1, Math.min(slice, remaining)));
+        wait = await this.startWaitForEdge(Math.max(1, Math.min(slice, remaining)));
       } catch (error) {
         if (!(error instanceof ApplicationFailure && error.type === TEAM_CLOSED)) throw error;
-        closed = error; // a finished Lead still answers the query: it may have answered before it closed
+        // A finished Lead still answers the query: it may have answered before it closed.
+        view = await this.answerOrNull(options, edge);
+        if (view.done) return view.view;
+        throw error;
       }
-      view = await this.agentState();
-      if (!view.enabled) {
-        throw ApplicationFailure.create({
-          type: NO_LEAD_AGENT,
-          message: `Team ${this.teamId}'s Lead is not an agent (started without a prompt), so it gives no answer; drive it with spawn/send/task, or start a Team with a prompt`,
-          nonRetryable: true,
-        });
-      }
-      options.onProgress?.(view, edge);
-      if (isAnswered(view, options.afterMessageId)) return view;
-      if (view.status === 'failed' && (options.afterMessageId === undefined || view.conversation.some((e) => e.messageId === options.afterMessageId))) {
-        throw ApplicationFailure.create({ type: LEAD_TURN_FAILED, message: `Team ${this.teamId}'s Lead turn failed: ${view.lastError ?? 'unknown error'}`, details: [view], nonRetryable: true });
-      }
-      if (closed) throw closed;
-      if (!wait) break;
+      view = await this.answerOrNull(options, edge, false);
+      if (view.done) return view.view;
       edge = await this.settleWait(wait);
+      view = await this.answerOrNull(options, edge);
     }
     throw ApplicationFailure.create({
       type: LEAD_ANSWER_TIMEOUT,
-      message: `Team ${this.teamId}'s Lead agent has not answered within ${Math.round(options.timeoutMs / 1000)}s (status ${view.status}, turn ${view.turns}); it keeps working: wait again, or read its conversation`,
-      details: [view],
+      message: `Team ${this.teamId}'s Lead agent has not answered within ${Math.round(options.timeoutMs / 1000)}s (status ${view.view.status}, turn ${view.view.turns}); it keeps working: wait again, or read its conversation`,
+      details: [view.view],
       nonRetryable: true,
     });
+  }
+
+  /** One read for waitForAnswer: reports progress, and throws when the Lead cannot answer. */
+  private async answerOrNull(options: WaitForAnswerOptions, edge: TeamEdge | null, report = true): Promise<{ done: boolean; view: defs.LeadAgentView }> {
+    const view = await this.agentState();
+    if (!view.enabled) {
+      throw ApplicationFailure.create({
+        type: NO_LEAD_AGENT,
+        message: `Team ${this.teamId}'s Lead is not an agent (started without a prompt), so it gives no answer; drive it with spawn/send/task, or start a Team with a prompt`,
+        nonRetryable: true,
+      });
+    }
+    if (report || isAnswered(view, options.afterMessageId)) options.onProgress?.(view, edge);
+    if (view.status === 'failed' && (options.afterMessageId === undefined || view.conversation.some((e) => e.messageId === options.afterMessageId))) {
+      throw ApplicationFailure.create({ type: LEAD_TURN_FAILED, message: `Team ${this.teamId}'s Lead turn failed: ${view.lastError ?? 'unknown error'}`, details: [view], nonRetryable: true });
+    }
+    return { done: isAnswered(view, options.afterMessageId), view };
   }
 
   view(): Promise<TeamView> {

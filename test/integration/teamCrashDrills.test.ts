@@ -134,10 +134,16 @@ test('SIGKILL during an agent Team\'s model call: a new worker takes over and th
   const checkoutRoot = tempCheckout(); // one checkout, as on a real machine: both worker processes use it
   const first = await env.spawnWorker(taskQueue, { checkoutRoot });
   const team = await TeamClient.start(env.client, { teamId: uniqueId('drill-agent'), taskQueue, agent: { prompt: demoAgentPrompt({ parserThinkMs: 8_000 }), profile: 'team' } });
-  // parser-dev has claimed its task and is inside a long model call when the worker dies.
+  // parser-dev has claimed its task and a worker has started its long model call when the worker dies.
   await eventually(
     () => team.view(),
     (v) => v.tasks.some((t) => t.id === 1 && t.owner === 'parser-dev'),
+    60_000,
+  );
+  const devHandle = env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'parser-dev'));
+  await eventually(
+    async () => (await devHandle.describe()).raw.pendingActivities ?? [],
+    (pending) => pending.some((a) => a.activityType?.name === 'callModel' && Number(a.state) === 2 /* STARTED */),
     60_000,
   );
   await first.kill();
@@ -161,7 +167,7 @@ test('SIGKILL during an agent Team\'s model call: a new worker takes over and th
   expect(ownResults).toEqual(['claim_task:true', 'write_file:true', 'set_task_status:true', 'send_message:true']);
   expect(fs.readFileSync(path.join(checkoutRoot, 'src/parser.ts'), 'utf8')).toContain('export const parse');
   // The model call was retried after the heartbeat timeout: a later attempt completed it.
-  const history = (await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'parser-dev')).fetchHistory()).events ?? [];
+  const history = (await devHandle.fetchHistory()).events ?? [];
   expect(history.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1)).toBe(true);
   await team.dispose();
   expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
