@@ -302,3 +302,20 @@ test('long results stay within Temporal\'s payload limits: old results are elide
   for (const payload of inputs) expect(payload.data?.length ?? 0).toBeLessThan(1_000_000);
   await team.dispose();
 });
+
+test('subagent_fork starts the subagent with the Lead\'s completed turns, not the current one', async () => {
+  const teamId = uniqueId('solo-fork');
+  const team = await startAgentTeam(env.client, env.worker.taskQueue, { prompt: scriptText(tool('read_file', { path: 'missing.txt' }), answer('first turn done')) }, { teamId });
+  await answered(team);
+  await team.update(defs.promptLeadUpdate, { content: scriptText(tool('subagent_fork', { prompt: scriptText(answer('forked answer')) }), answer('second turn done')) });
+  const lead = await eventually(() => agentState(team), (v) => v.finalAnswer === 'second turn done', 60_000);
+  const result = lead.conversation.filter((e) => e.toolName === 'subagent_fork').map((e) => toolResult(e));
+  expect(result).toEqual([{ agentId: `${teamId}/subagent/1`, turn: 1, answer: 'forked answer' }]);
+  const sub = await env.client.workflow.getHandle(`${teamId}/subagent/1`).query(defs.getTeammateStateQuery);
+  const seed = sub.conversation.slice(0, sub.conversation.findIndex((e) => e.messageId === `${teamId}/subagent/1/initial`));
+  expect(seed.length).toBeGreaterThan(0);
+  expect(seed.every((e) => e.turn === 1)).toBe(true); // the Lead's turn 1 only
+  expect(seed.map((e) => e.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  await team.dispose();
+  expect((await env.client.workflow.getHandle(`${teamId}/subagent/1`).describe()).status.name).not.toBe('RUNNING'); // disposal stops open subagents
+});
