@@ -19,6 +19,39 @@ export const TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES = 4 * 1024 * 1024;
 /** Any single payload the Team produces stays under this: a 25% margin under the hard limit for envelopes and metadata. */
 export const PAYLOAD_BUDGET_BYTES = 1_500_000;
 
+// ---- caps on what feeds a payload (each derived from PAYLOAD_BUDGET_BYTES; see README) --------
+
+/** Team ids (the Lead's workflow id): every derived id (teammates, messages, operations) then stays within MAX_ID_LENGTH. */
+export const MAX_TEAM_ID_LENGTH = 100;
+/** Message ids, wait ids, update ids remembered for de-duplication. */
+export const MAX_ID_LENGTH = 200;
+/** One message's content (send, spawn's initial message, a prompt to the Lead), as JSON. */
+export const MAX_MESSAGE_BYTES = 256 * 1024;
+/** Task snapshots on the board (tombstones included) after a create or an edit. */
+export const BOARD_BUDGET_BYTES = 400_000;
+/** Non-deleted tasks on the board. */
+export const MAX_BOARD_TASKS = 2_000;
+/** Deleted tasks kept as tombstones; older ones are forgotten (ids are still never reused). */
+export const MAX_TOMBSTONES = 256;
+/** Write-scope overlaps listed per task; `overlapsOmitted` counts the rest. */
+export const MAX_OVERLAPS_PER_TASK = 10;
+/** Overlaps listed in one board view in all; past it tasks list none and count them in `overlapsOmitted`. */
+export const VIEW_OVERLAP_BUDGET_BYTES = 300_000;
+/** Messages waiting in the Lead's own inbox. */
+export const LEAD_INBOX_BUDGET_BYTES = 150_000;
+/** Messages waiting in a teammate's inbox. */
+export const MEMBER_INBOX_BUDGET_BYTES = 300_000;
+/** Results remembered whole for retried Updates; larger ones are remembered as task id and revision. */
+export const REMEMBERED_RESULT_MAX_BYTES = 512;
+/** Historical mailbox records imported on a Lead's first run. */
+export const LEGACY_MAILBOX_BUDGET_BYTES = 100_000;
+/** One subagent answer kept by the Lead (longer ones are cut with a note); answers kept per subagent; subagents per Lead. */
+export const SUBAGENT_ANSWER_MAX_BYTES = 16_384;
+export const SUBAGENT_ANSWERS_KEPT = 4;
+export const MAX_SUBAGENTS = 32;
+/** Free-text status fields (a Lead's lastError, a member's failure reason). */
+export const MAX_STATUS_TEXT_LENGTH = 2_000;
+
 /** UTF-8 length of a string, without TextEncoder or Buffer (workflow code). */
 export function utf8Length(text: string): number {
   let bytes = 0;

@@ -1,8 +1,10 @@
+import { own } from '../own';
 import type { TeamEvent } from './events';
 import type { MemberPhase, MemberRecord } from './roster';
 import type { TeamState } from './state';
 import type { TaskSnapshot } from './task';
 import { taskKey } from './task';
+import { MAX_TOMBSTONES } from '../limits';
 
 /**
  * Applies one event. Returns a new state object and replaces only the collection the event
@@ -39,7 +41,9 @@ export function apply(state: TeamState, event: TeamEvent): TeamState {
     case 'taskStatusChanged':
       return withTask(state, event.taskId, event.at, (t) => ({ ...t, status: event.status }));
     case 'taskDeleted':
-      return withTask(state, event.taskId, event.at, (t) => ({ ...t, deleted: true }));
+      // A tombstone keeps the task's identity, status and owner; its text and scopes no longer
+      // matter to anyone and are dropped, and only the newest MAX_TOMBSTONES are kept at all.
+      return forgetOldTombstones(withTask(state, event.taskId, event.at, (t) => ({ ...t, description: '', writeScopes: [], deleted: true })));
     case 'memberProvisioning': {
       const member: MemberRecord = {
         name: event.name,
@@ -75,15 +79,25 @@ export function applyAll(state: TeamState, events: readonly TeamEvent[]): TeamSt
 
 function withTask(state: TeamState, taskId: number, at: string, change: (task: TaskSnapshot) => TaskSnapshot): TeamState {
   const key = taskKey(taskId);
-  const current = state.tasks[key];
+  const current = own(state.tasks, key);
   if (!current) throw new TypeError(`apply: task ${taskId} does not exist (decide must reject this first)`);
   const next = { ...change(current), revision: current.revision + 1, updatedAt: at };
   return { ...state, tasks: { ...state.tasks, [key]: next } };
 }
 
 function withMemberPhase(state: TeamState, name: string, phase: MemberPhase, at: string, failure: string | null): TeamState {
-  const current = state.members[name];
+  const current = own(state.members, name);
   if (!current) throw new TypeError(`apply: member ${name} does not exist (decide must reject this first)`);
   const next: MemberRecord = { ...current, phase, failure: failure ?? current.failure, revision: current.revision + 1, updatedAt: at };
   return { ...state, members: { ...state.members, [name]: next } };
+}
+
+/** Keeps the newest MAX_TOMBSTONES tombstones (highest ids); a forgotten id is still never reused. */
+function forgetOldTombstones(state: TeamState): TeamState {
+  const tombstones = Object.values(state.tasks).filter((t) => t.deleted);
+  if (tombstones.length <= MAX_TOMBSTONES) return state;
+  const forget = new Set(tombstones.sort((a, b) => a.id - b.id).slice(0, tombstones.length - MAX_TOMBSTONES).map((t) => t.id));
+  const tasks: Record<string, TaskSnapshot> = {};
+  for (const task of Object.values(state.tasks)) if (!forget.has(task.id)) tasks[taskKey(task.id)] = task;
+  return { ...state, tasks };
 }

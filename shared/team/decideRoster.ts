@@ -1,3 +1,4 @@
+import { own } from '../own';
 import type { Decision } from './decideTask';
 import type { TeamEvent } from './events';
 import { reject } from './rejections';
@@ -24,7 +25,7 @@ export function decideSpawn(state: TeamState, command: SpawnCommand, ctx: { call
   if (state.admission === 'closed') return refuse('TeamAdmissionClosed', `Team ${state.teamId} is being disposed; no new teammates`);
   const problem = memberNameProblem(command.name);
   if (problem) return refuse('InvalidMemberName', problem);
-  const existing = state.members[command.name];
+  const existing = own(state.members, command.name);
   if (existing) {
     return refuse('MemberNameTaken', `"${command.name}" is already reserved (phase ${existing.phase}); names are never reused, choose another`);
   }
@@ -49,7 +50,7 @@ export type ProvisioningOutcome = { phase: 'active' } | { phase: 'failed'; reaso
  * recovery may both report); a disagreement is a ProvisioningConflict for the caller to resolve.
  */
 export function decideProvisioningOutcome(state: TeamState, name: string, outcome: ProvisioningOutcome, now: string): Decision {
-  const member = state.members[name];
+  const member = own(state.members, name);
   if (!member) return refuse('UnknownMember', `no provisioning record for "${name}"`);
   if (member.phase === outcome.phase) return accept();
   if (member.phase !== 'provisioning') {
@@ -60,7 +61,7 @@ export function decideProvisioningOutcome(state: TeamState, name: string, outcom
 
 /** Marks a member stopped once its child has exited (disposal). */
 export function decideStopped(state: TeamState, name: string, now: string): Decision {
-  const member = state.members[name];
+  const member = own(state.members, name);
   if (!member) return refuse('UnknownMember', `no member "${name}"`);
   if (member.phase === 'stopped') return accept();
   return accept({ type: 'memberStopped', name, at: now });
@@ -71,7 +72,7 @@ export function decideSend(state: TeamState, from: string, to: string): Decision
   if (state.admission === 'closed') return refuse('TeamAdmissionClosed', `Team ${state.teamId} is being disposed; sends are no longer accepted`);
   if (!isActingMember(state, from)) return refuse('NotATeamMember', `"${from}" is not an active member of Team ${state.teamId}`);
   if (to === LEAD) return accept();
-  const target = state.members[to];
+  const target = own(state.members, to);
   if (!target) return refuse('UnknownMember', `there is no teammate "${to}"; read the roster for valid names`);
   if (!isLivePhase(target.phase)) return refuse('UnknownMember', `teammate "${to}" is ${target.phase} and has no inbox any more`);
   return accept();

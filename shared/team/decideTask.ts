@@ -1,3 +1,4 @@
+import { own } from '../own';
 import type { CommandContext, TaskCommand } from './commands';
 import { findDependencyCycle } from './dependencies';
 import type { TeamEvent } from './events';
@@ -26,8 +27,8 @@ export function decideTask(state: TeamState, command: TaskCommand, ctx: CommandC
   }
   if (command.kind === 'createTask') return decideCreate(state, command, ctx);
 
-  const task = state.tasks[taskKey(command.taskId)];
-  if (!task) return refuse(reject('TaskNotFound', `task ${command.taskId} does not exist; list the board to see valid ids`));
+  const task = own(state.tasks, taskKey(command.taskId));
+  if (!task) return refuse(reject('TaskNotFound', notFoundMessage(state, command.taskId)));
   if (task.deleted) return refuse(reject('TaskDeleted', `task ${task.id} was deleted; its tombstone can be read but not changed`, { currentTask: task }));
   if (task.revision !== command.expectedRevision) {
     return refuse(
@@ -143,7 +144,7 @@ function decideCreate(state: TeamState, command: Extract<TaskCommand, { kind: 'c
 function dependencyProblem(state: TeamState, dependencies: readonly number[], selfId: number | null): TeamRejection | null {
   for (const dep of dependencies) {
     if (dep === selfId) return reject('TaskDependencyCycle', `task ${dep} cannot depend on itself`, { cycle: [dep, dep] });
-    const target = state.tasks[taskKey(dep)];
+    const target = own(state.tasks, taskKey(dep));
     if (!target) return reject('InvalidTaskDependency', `dependency ${dep} does not exist`);
     if (target.deleted) return reject('InvalidTaskDependency', `dependency ${dep} was deleted; nothing may depend on a tombstone`);
   }
@@ -155,7 +156,7 @@ function dependencyProblem(state: TeamState, dependencies: readonly number[], se
 }
 
 function unfinishedDependencies(state: TeamState, task: TaskSnapshot): number[] {
-  return task.dependencies.filter((dep) => state.tasks[taskKey(dep)]?.status !== 'completed');
+  return task.dependencies.filter((dep) => own(state.tasks, taskKey(dep))?.status !== 'completed');
 }
 
 /** Why `task` is not ready (pending, unowned, every dependency completed), or null when it is. */
@@ -170,4 +171,11 @@ export function readinessProblem(state: TeamState, task: TaskSnapshot): string |
 
 function unique(ids: readonly number[]): number[] {
   return [...new Set(ids)];
+}
+
+/** Ids below nextTaskId were allocated once: a missing one is a forgotten tombstone, never a free id. */
+export function notFoundMessage(state: TeamState, taskId: number): string {
+  return taskId < state.nextTaskId
+    ? `task ${taskId} was deleted and its tombstone is no longer kept; list the board to see valid ids`
+    : `task ${taskId} does not exist; list the board to see valid ids`;
 }

@@ -1,3 +1,4 @@
+import { own } from '../own';
 import type { TaskSnapshot } from './task';
 import { taskKey } from './task';
 
@@ -15,9 +16,9 @@ export function findDependencyCycle(
   const walk = (current: number, path: number[]): number[] | null => {
     if (current === taskId) return [...path, current];
     const key = taskKey(current);
-    if (visited[key]) return null;
+    if (own(visited, key)) return null;
     visited[key] = true;
-    const next = tasks[key]?.dependencies ?? [];
+    const next = own(tasks, key)?.dependencies ?? [];
     for (const dep of next) {
       const found = walk(dep, [...path, current]);
       if (found) return found;

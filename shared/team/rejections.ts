@@ -27,6 +27,9 @@ export const TEAM_REJECTION_TYPES = [
   'UnknownMember',
   'InvalidMemberTransition',
   'ProvisioningConflict',
+  'BoardFull',
+  'PayloadTooLarge',
+  'InboxFull',
 ] as const;
 
 export type TeamRejectionType = (typeof TEAM_REJECTION_TYPES)[number];

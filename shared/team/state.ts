@@ -1,3 +1,4 @@
+import { own } from '../own';
 import type { MemberRecord } from './roster';
 import { DEFAULT_MAX_MEMBERS, LEAD, isLivePhase } from './roster';
 import type { TaskSnapshot } from './task';
@@ -24,6 +25,6 @@ export function emptyTeamState(teamId: string, maxMembers: number = DEFAULT_MAX_
 /** The Lead always acts; a roster member acts while provisioning or active. */
 export function isActingMember(state: TeamState, name: string): boolean {
   if (name === LEAD) return true;
-  const member = state.members[name];
+  const member = own(state.members, name);
   return member !== undefined && isLivePhase(member.phase);
 }

@@ -4,6 +4,7 @@ import { LEAD } from './roster';
 import type { TeamState } from './state';
 import type { TaskSnapshot } from './task';
 import { scopesOverlap } from './writeScopes';
+import { MAX_OVERLAPS_PER_TASK, VIEW_OVERLAP_BUDGET_BYTES, jsonBytes } from '../limits';
 
 /** One advisory overlap: `scope` of this task intersects `otherScope` of live task `taskId`. */
 export interface WriteScopeOverlap {
@@ -14,7 +15,10 @@ export interface WriteScopeOverlap {
 
 export interface TaskView extends TaskSnapshot {
   ready: boolean;
+  /** At most MAX_OVERLAPS_PER_TASK, and fewer in a board view past its overlap budget. */
   overlaps: WriteScopeOverlap[];
+  /** Overlaps not listed in `overlaps` (read the task alone to see up to MAX_OVERLAPS_PER_TASK of them). */
+  overlapsOmitted: number;
 }
 
 export interface LeadRow {
@@ -39,22 +43,43 @@ export function isLiveTask(task: TaskSnapshot): boolean {
   return !task.deleted && (task.status === 'pending' || task.status === 'in_progress');
 }
 
-export function writeScopeOverlaps(state: TeamState, task: TaskSnapshot): WriteScopeOverlap[] {
-  if (task.writeScopes.length === 0) return [];
+/**
+ * The overlaps of `task` with live tasks: the first `limit` listed, the rest counted. Overlaps grow
+ * with the product of the scopes, so a view lists a bounded number and says how many it left out.
+ */
+export function writeScopeOverlaps(state: TeamState, task: TaskSnapshot, limit: number = MAX_OVERLAPS_PER_TASK): { overlaps: WriteScopeOverlap[]; omitted: number } {
   const overlaps: WriteScopeOverlap[] = [];
+  let omitted = 0;
+  if (task.writeScopes.length === 0) return { overlaps, omitted };
   for (const other of Object.values(state.tasks)) {
     if (other.id === task.id || !isLiveTask(other)) continue;
     for (const scope of task.writeScopes) {
       for (const otherScope of other.writeScopes) {
-        if (scopesOverlap(scope, otherScope)) overlaps.push({ taskId: other.id, scope, otherScope });
+        if (!scopesOverlap(scope, otherScope)) continue;
+        if (overlaps.length < limit) overlaps.push({ taskId: other.id, scope, otherScope });
+        else omitted += 1;
       }
     }
   }
-  return overlaps;
+  return { overlaps, omitted };
 }
 
-export function taskView(state: TeamState, task: TaskSnapshot): TaskView {
-  return { ...task, ready: readinessProblem(state, task) === null, overlaps: writeScopeOverlaps(state, task) };
+export function taskView(state: TeamState, task: TaskSnapshot, overlapLimit: number = MAX_OVERLAPS_PER_TASK): TaskView {
+  const { overlaps, omitted } = writeScopeOverlaps(state, task, overlapLimit);
+  return { ...task, ready: readinessProblem(state, task) === null, overlaps, overlapsOmitted: omitted };
+}
+
+/** Non-deleted tasks in id order; overlaps listed until the view's overlap budget is spent, counted after. */
+export function boardView(state: TeamState): TaskView[] {
+  let overlapBytes = 0;
+  return Object.values(state.tasks)
+    .filter((t) => !t.deleted)
+    .sort((a, b) => a.id - b.id)
+    .map((t) => {
+      const view = taskView(state, t, overlapBytes < VIEW_OVERLAP_BUDGET_BYTES ? MAX_OVERLAPS_PER_TASK : 0);
+      overlapBytes += jsonBytes(view.overlaps);
+      return view;
+    });
 }
 
 export function teamView(state: TeamState): TeamView {
@@ -64,10 +89,7 @@ export function teamView(state: TeamState): TeamView {
     maxMembers: state.maxMembers,
     lead: { name: LEAD, role: 'lead', phase: 'active' },
     members: Object.values(state.members),
-    tasks: Object.values(state.tasks)
-      .filter((t) => !t.deleted)
-      .sort((a, b) => a.id - b.id)
-      .map((t) => taskView(state, t)),
+    tasks: boardView(state),
     nextTaskId: state.nextTaskId,
   };
 }

@@ -224,7 +224,7 @@ function assertAccepted(before: TeamState, res: Extract<Execution, { ok: true }>
   assert.strictEqual(changed.length, 1, `changed tasks: ${changed.join(', ')}`);
   const key = changed[0] as string;
   const next = after.tasks[key] as TaskSnapshot;
-  const { ready, overlaps: _overlaps, ...snapshot } = res.result.task;
+  const { ready, overlaps: _overlaps, overlapsOmitted: _omitted, ...snapshot } = res.result.task;
   assert.strictEqual(JSON.stringify(snapshot), JSON.stringify(next), 'result.task is not the stored snapshot');
   assert.strictEqual(ready, next.status === 'pending' && next.owner === null && !next.deleted && next.dependencies.every((d) => after.tasks[String(d)]?.status === 'completed'));
   assert.ok(isActing(m, caller), `accepted a command from non-member ${caller}`);

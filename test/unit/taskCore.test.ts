@@ -126,7 +126,7 @@ describe('createTask', () => {
       updatedAt: at(7),
     };
     expect(result.state.tasks['1']).toEqual(snapshot);
-    expect(result.result.task).toEqual({ ...snapshot, ready: true, overlaps: [] });
+    expect(result.result.task).toEqual({ ...snapshot, ready: true, overlaps: [], overlapsOmitted: 0 });
     expect(result.events).toEqual([
       { type: 'taskCreated', taskId: 1, subject: 'Write API', description: 'details', dependencies: [], writeScopes: ['src/api'], createdBy: 'alice', at: at(7) },
     ]);
