@@ -5,6 +5,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { InboxMessage } from './inbox';
 import type { JsonValue } from './json';
+import type { IgnoredSignals } from './signalPayloads';
 import type { EdgeKind, TeamEdge } from './teamEdges';
 import type {
   AssignTaskBody,
@@ -124,6 +125,12 @@ export interface MemberStatusReport {
   turn: number;
   /** Inbox messages the member has taken into turns so far (lets the Lead tell "idle" from "has mail waiting"). */
   consumed?: number;
+  /**
+   * Messages the Lead relayed (stamped with a relaySeq) that this member has settled: taken into a
+   * turn, or dropped as a duplicate or malformed. The Lead counts a member busy while it has relayed
+   * more than the member has settled, so delivery accounting rests on the target's word.
+   */
+  settled?: number;
 }
 export interface EdgeWatch {
   /** The watching teammate (signals carry no authenticated sender; the Lead ignores non-members). */
@@ -262,6 +269,8 @@ export interface CarriedTeammateState {
   continuedRuns: number;
   /** The member's own working directory (a `cd` in bash stays with this member). */
   cwd?: string;
+  /** Relayed messages settled so far (see MemberStatusReport.settled). */
+  settled?: number;
 }
 
 export interface TeammateStateView {
@@ -276,6 +285,10 @@ export interface TeammateStateView {
   conversation: ConversationEntry[];
   continuedRuns: number;
   cwd: string;
+  /** Relayed messages settled (taken into a turn or dropped), as reported to the Lead. */
+  settled: number;
+  /** Signals this run ignored, by reason. */
+  ignoredSignals: IgnoredSignals;
   /** Events in the current run's history, and whether the server suggests continuing as new. */
   historyLength?: number;
   continueAsNewSuggested?: boolean;
@@ -297,6 +310,8 @@ export interface LeadRunInfo {
   historyLength: number;
   continuedRuns: number;
   rollingOver: boolean;
+  /** Signals this run ignored, by reason (malformed payload, non-member, unknown key or signal name). */
+  ignoredSignals: IgnoredSignals;
 }
 
 export interface TeamLeadInput {
@@ -333,6 +348,9 @@ export interface CarriedLeadState {
   /** Messages delivered to / consumed by each teammate, for the Lead's "required work" check. */
   delivered?: Record<string, number>;
   consumed?: Record<string, number>;
+  /** Per teammate: relayed messages it has settled (its own word), and the sizes of those not yet settled. */
+  settled?: Record<string, number>;
+  unsettledBytes?: Record<string, number[]>;
   /** Teammates' pending edge watches (wait_agent), by member name. */
   watchers?: Record<string, { waitId: string; kinds: EdgeKind[]; since: number }>;
 }
@@ -365,9 +383,12 @@ export interface CarriedLeadAgent {
   lastError?: string | null;
 }
 
+/** A remembered Update: its whole result when small, else (task mutations) the task id and revision it produced. */
 export interface RecentUpdate {
   updateId: string;
-  result: unknown;
+  result?: unknown;
+  taskId?: number;
+  revision?: number;
 }
 
 export interface TeamLeadResult {

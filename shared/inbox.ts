@@ -10,6 +10,8 @@ export interface InboxMessage {
   from: string;
   content: JsonValue;
   sentAt: string;
+  /** Set by the Lead on each message it relays to a teammate: numbered per target, so the target can settle it. */
+  relaySeq?: number;
 }
 
 export interface InboxState {

@@ -13,14 +13,18 @@ type ModelActivities = ReturnType<typeof createModelActivities>;
 type WorkToolActivities = ReturnType<typeof createWorkToolActivities>;
 
 /**
- * Model calls: retried with backoff on rate limits, 5xx and timeouts (a provider's retry-after
- * overrides the backoff); bad requests and auth failures are not retryable. Heartbeats let a lost
- * worker be noticed in 30 s and let an interrupt cancel the call.
+ * Model calls: the only retry layer (a provider makes one HTTP request per attempt). Rate limits,
+ * 5xx, network failures and timeouts are retried with backoff (a provider's retry-after, capped at
+ * 5 minutes by the activity, overrides it); bad requests, auth failures, unusable responses and a
+ * longer retry-after are not retryable. 8 attempts ride out about 3 minutes of outage (2+4+8+16+32+60+60 s
+ * of backoff); schedule-to-close bounds the whole call, retries included, at 30 minutes. Heartbeats
+ * let a lost worker be noticed in 30 s and let an interrupt cancel the call.
  */
 export const models = proxyActivities<ModelActivities>({
   startToCloseTimeout: '10 minutes',
+  scheduleToCloseTimeout: '30 minutes',
   heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
 });
 
 /** A teammate's Team tool call: one attributed Update on the Lead, its update id fixed per call, so retries apply once. */

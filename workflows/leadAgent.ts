@@ -19,6 +19,7 @@ import type { ToolCall } from '../shared/model';
 import type { TaskCommandKind } from '../shared/team';
 import { LEAD, teamView } from '../shared/team';
 import { recordEdge } from '../shared/teamEdges';
+import { MAX_STATUS_TEXT_LENGTH } from '../shared/limits';
 import { models, runWorkToolCall, workTools } from './agentActivities';
 import type { LeadAgentState } from './leadAgentState';
 import { MAX_COMPLETION_NUDGES } from './leadAgentState';
@@ -138,8 +139,8 @@ export class LeadAgentRunner {
         return true;
       }
       const message = failureMessage(error);
-      agent.note({ event: 'turn failed', error: message });
-      agent.lastError = `${message}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again`;
+      agent.note({ event: 'turn failed', error: message.slice(0, MAX_STATUS_TEXT_LENGTH) });
+      agent.lastError = `${message.slice(0, MAX_STATUS_TEXT_LENGTH)}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again`;
       this.setStatus('failed');
       return false;
     } finally {

@@ -78,11 +78,11 @@ export class LeadAgentState {
     return last?.role === 'assistant' && typeof last.content === 'string' ? last.content : null;
   }
 
-  carry(): CarriedLeadAgent {
+  carry(conversationBudget?: number): CarriedLeadAgent {
     return {
       subagents: this.subagents,
       nextSubagent: this.nextSubagent,
-      conversation: compactConversation(this.conversation),
+      conversation: compactConversation(this.conversation, conversationBudget),
       turns: this.turns,
       cwd: this.cwd,
       status: this.status,

@@ -15,6 +15,8 @@ import {
 } from '@temporalio/workflow';
 import type { ReconcileOutcome, TeamActivities } from '../activities';
 import * as defs from '../shared/definitions';
+import { own } from '../shared/own';
+import { MAX_STATUS_TEXT_LENGTH } from '../shared/limits';
 import type { ConversationEntry, InboxAcceptance, TeamLeadInput, TeammateDescriptor, WaitResult } from '../shared/definitions';
 import { DISPOSAL_FAILED, MEMBER_UNAVAILABLE, PROVISIONING_CONFLICT } from '../shared/failures';
 import type { InboxMessage } from '../shared/inbox';
@@ -23,6 +25,7 @@ import type { MemberRecord, TeamView } from '../shared/team';
 import { LEAD, teamView } from '../shared/team';
 import { firstEdgeAfter } from '../shared/teamEdges';
 import type { TeamLeadRun } from './teamLeadRun';
+import { messageBytes } from './teamLeadRun';
 import type { teammate } from './teammate';
 
 const control = proxyActivities<TeamActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '20 seconds', retry: { maximumAttempts: 5 } });
@@ -53,8 +56,8 @@ export function createLeadOperations(env: LeadEnvironment) {
   });
 
   /** Settles a record; a creator/recovery disagreement drains the child so no orphan survives. */
-  const settle = async (member: MemberRecord, outcome: ReconcileOutcome): Promise<void> => {
-    const result = lead.settleProvisioning(member.name, outcome.phase === 'active' ? { phase: 'active' } : { phase: 'failed', reason: outcome.reason }, env.now());
+  const settle = async (member: MemberRecord, outcome: ReconcileOutcome, initialMessageBytes?: number): Promise<void> => {
+    const result = lead.settleProvisioning(member.name, outcome.phase === 'active' ? { phase: 'active' } : { phase: 'failed', reason: outcome.reason.slice(0, MAX_STATUS_TEXT_LENGTH) }, env.now(), initialMessageBytes);
     if (result === 'conflict') {
       await control.stopTeammate({ workflowId: member.workflowId });
       throw ApplicationFailure.create({
@@ -73,7 +76,8 @@ export function createLeadOperations(env: LeadEnvironment) {
     lead.operationsInFlight += 1;
     try {
       const descriptor = descriptorOf(member);
-      const initialMessage: InboxMessage = { messageId: descriptor.initialMessageId, from: LEAD, content: spawnRequest.message, sentAt: env.now() };
+      // The initial message is the first relayed message (relaySeq 1): the member settles it in its first turn.
+      const initialMessage: InboxMessage = { messageId: descriptor.initialMessageId, from: LEAD, content: spawnRequest.message, sentAt: env.now(), relaySeq: 1 };
       const checkout = env.memberCheckout();
       let outcome: ReconcileOutcome;
       try {
@@ -109,7 +113,7 @@ export function createLeadOperations(env: LeadEnvironment) {
             ? await control.reconcileTeammate({ workflowId: member.workflowId, descriptor })
             : { phase: 'failed', reason: error instanceof Error ? error.message : String(error), drained: false };
       }
-      await settle(member, outcome);
+      await settle(member, outcome, messageBytes(spawnRequest.message));
       const result = { member: lead.member(member.name), initialMessageId: descriptor.initialMessageId };
       lead.remember(operationId, result);
       return result;
@@ -133,18 +137,22 @@ export function createLeadOperations(env: LeadEnvironment) {
         acceptance = { messageId: message.messageId, to: LEAD, targetPhase: 'lead', targetStatus: 'running' };
       } else {
         const target = lead.member(checked.to);
+        const bytes = messageBytes(message.content);
+        // Unsettled from now until the target says it took or dropped it (its status reports).
+        const relaySeq = lead.beginRelay(checked.to, bytes);
         try {
           // Resolves once the signal is in the target's history: its inbox has it, running or cold.
-          await getExternalWorkflowHandle(target.workflowId).signal(defs.deliverMessageSignal, message);
+          await getExternalWorkflowHandle(target.workflowId).signal(defs.deliverMessageSignal, { ...message, relaySeq });
         } catch (error) {
+          lead.abandonRelay(checked.to, bytes);
           throw ApplicationFailure.create({
             type: MEMBER_UNAVAILABLE,
             message: `teammate "${checked.to}" could not take the message (${error instanceof Error ? error.message : String(error)}); read the roster`,
             nonRetryable: true,
           });
         }
-        lead.recordSent(message.messageId, env.now(), checked.to);
-        acceptance = { messageId: message.messageId, to: checked.to, targetPhase: lead.member(checked.to).phase, targetStatus: lead.liveStatus[checked.to] ?? 'starting' };
+        lead.recordSent(message.messageId, env.now());
+        acceptance = { messageId: message.messageId, to: checked.to, targetPhase: lead.member(checked.to).phase, targetStatus: own(lead.liveStatus, checked.to) ?? 'starting' };
       }
       lead.remember(operationId, acceptance);
       return acceptance;
@@ -155,7 +163,7 @@ export function createLeadOperations(env: LeadEnvironment) {
 
   const interrupt = async (request: unknown): Promise<defs.InterruptResult> => {
     const { name } = lead.validateInterrupt(request, false);
-    const statusAtInterrupt = lead.liveStatus[name] ?? 'starting';
+    const statusAtInterrupt = own(lead.liveStatus, name) ?? 'starting';
     lead.countAccepted();
     await getExternalWorkflowHandle(lead.member(name).workflowId).signal(defs.interruptTurnSignal, { requestedBy: LEAD });
     return { name, statusAtInterrupt };

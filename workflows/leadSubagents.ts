@@ -14,6 +14,9 @@ import {
 } from '@temporalio/workflow';
 import type { SubagentAnswer, SubagentToolContext } from '../shared/agent/subagentTools';
 import * as defs from '../shared/definitions';
+import { own } from '../shared/own';
+import { MAX_SUBAGENTS, SUBAGENT_ANSWERS_KEPT, SUBAGENT_ANSWER_MAX_BYTES, utf8Length } from '../shared/limits';
+import type { SignalOutcome } from './signalGuard';
 import { LEAD } from '../shared/team';
 import type { LeadAgentState } from './leadAgentState';
 import type { LeadOperations } from './leadOperations';
@@ -33,7 +36,7 @@ export class LeadSubagents {
   context(opId: string): SubagentToolContext {
     const { agent, teamId, now } = this.deps;
     const record = (agentId: string): defs.SubagentRecord => {
-      const found = agent.subagents[agentId];
+      const found = own(agent.subagents, agentId);
       if (!found || found.closed) {
         throw ApplicationFailure.create({ type: 'UnknownAgent', message: `no open subagent "${agentId}"; use an agentId returned by subagent or subagent_fork`, nonRetryable: true });
       }
@@ -41,6 +44,7 @@ export class LeadSubagents {
     };
     return {
       startSubagent: async ({ prompt, context, model }): Promise<SubagentAnswer> => {
+        this.makeRoomForSubagent();
         agent.nextSubagent += 1;
         const agentId = `${teamId}/subagent/${agent.nextSubagent}`;
         const name = `subagent-${agent.nextSubagent}`;
@@ -61,8 +65,8 @@ export class LeadSubagents {
           parentClosePolicy: ParentClosePolicy.ABANDON,
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         });
-        await condition(() => (agent.subagents[agentId]?.answers.length ?? 0) > 0 || this.deps.closing());
-        return agent.subagents[agentId]?.answers[0] ?? { agentId, turn: 0, answer: null };
+        await condition(() => (own(agent.subagents, agentId)?.answers.length ?? 0) > 0 || this.deps.closing());
+        return own(agent.subagents, agentId)?.answers[0] ?? { agentId, turn: 0, answer: null };
       },
       sendInput: async (agentId, message) => {
         const target = record(agentId);
@@ -70,9 +74,10 @@ export class LeadSubagents {
         return { agentId, messageId: opId };
       },
       waitAgent: async (agentId, timeoutMs) => {
-        const since = record(agentId).answers.length;
-        await condition(() => (agent.subagents[agentId]?.answers.length ?? 0) > since || this.deps.closing(), timeoutMs);
-        return agent.subagents[agentId]?.answers[since] ?? null;
+        const since = Math.max(0, ...record(agentId).answers.map((a) => a.turn));
+        const next = (): SubagentAnswer | undefined => own(agent.subagents, agentId)?.answers.find((a) => a.turn > since);
+        await condition(() => next() !== undefined || this.deps.closing(), timeoutMs);
+        return next() ?? null;
       },
       closeAgent: async (agentId) => {
         const target = record(agentId);
@@ -84,11 +89,31 @@ export class LeadSubagents {
   }
 
   /** A subagent's answer, signalled by the child. */
-  recordAnswer(answer: SubagentAnswer): void {
+  /** A subagent's answer (a parsed signal). Long answers are cut to SUBAGENT_ANSWER_MAX_BYTES with a note. */
+  recordAnswer(answer: SubagentAnswer): SignalOutcome {
     const { agent } = this.deps;
-    const record = agent.subagents[answer.agentId];
-    if (!record || record.answers.some((a) => a.turn === answer.turn)) return;
-    agent.subagents = { ...agent.subagents, [answer.agentId]: { ...record, answers: [...record.answers, answer] } };
+    const record = own(agent.subagents, answer.agentId);
+    if (!record) return 'unknownKey';
+    if (record.answers.some((a) => a.turn === answer.turn)) return 'applied';
+    const kept: SubagentAnswer = { ...answer, answer: answer.answer === null ? null : clip(answer.answer, SUBAGENT_ANSWER_MAX_BYTES) };
+    // The newest answers only: waits look for an answer of a later turn, never by position.
+    agent.subagents = { ...agent.subagents, [answer.agentId]: { ...record, answers: [...record.answers, kept].slice(-SUBAGENT_ANSWERS_KEPT) } };
+    return 'applied';
+  }
+
+  /** Forgets the oldest closed subagents past MAX_SUBAGENTS; refuses a new one when that many are open. */
+  private makeRoomForSubagent(): void {
+    const { agent } = this.deps;
+    const entries = Object.entries(agent.subagents);
+    if (entries.length < MAX_SUBAGENTS) return;
+    const closed = entries.filter(([, r]) => r.closed).map(([id]) => id);
+    if (closed.length === 0) {
+      throw ApplicationFailure.create({ type: 'TooManySubagents', message: `${MAX_SUBAGENTS} subagents are open; close one (close_agent) before starting another`, nonRetryable: true });
+    }
+    const forget = new Set(closed.slice(0, entries.length - MAX_SUBAGENTS + 1));
+    const kept: typeof agent.subagents = {};
+    for (const [id, r] of entries) if (!forget.has(id)) kept[id] = r;
+    agent.subagents = kept;
   }
 
   /** Open subagents to stop at disposal. */
@@ -102,4 +127,13 @@ export class LeadSubagents {
   }
 
   /** One turn over the Lead's inbox; false when it failed for good (the model call gave up). */
+}
+
+/** Cuts text to at most `maxBytes` of UTF-8 (on a character boundary) and says how much was cut. */
+export function clip(text: string, maxBytes: number): string {
+  if (utf8Length(text) <= maxBytes) return text;
+  const note = (cut: number): string => `\n[cut ${cut} characters to stay within the size budget; ask for a shorter answer]`;
+  let keep = Math.min(text.length, maxBytes);
+  while (keep > 0 && utf8Length(text.slice(0, keep)) + utf8Length(note(text.length - keep)) > maxBytes) keep = Math.floor(keep * 0.9);
+  return text.slice(0, keep) + note(text.length - keep);
 }

@@ -25,6 +25,9 @@ import { asToolResult, memberTeamTools, models, runWorkToolCall, workTools } fro
 import { waitInMemberWorkflow } from './memberWait';
 import { legacyScriptedTurn } from './legacyScriptedTurn';
 import { TeammateRun } from './teammateRun';
+import { MAX_STATUS_TEXT_LENGTH } from '../shared/limits';
+import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from './signalGuard';
+import { edgeNotificationSchema, interruptTurnSchema } from '../shared/signalPayloads';
 
 /** Histories recorded before the agent loop existed replay through the legacy scripted turn. */
 export const AGENT_LOOP_PATCH = 'agent-loop-v1';
@@ -33,7 +36,7 @@ export interface SessionHooks {
   role: 'teammate' | 'subagent';
   toolset: Toolset;
   /** Live status for whoever tracks this session (advisory; failures are swallowed by the hook). */
-  report(status: LiveStatus, turn: number, consumed: number): Promise<void>;
+  report(status: LiveStatus, turn: number, consumed: number, settled: number): Promise<void>;
   /** Called after each completed turn with the model's final reply. */
   onAnswer?(turn: number, reply: string | null): Promise<void>;
 }
@@ -45,16 +48,30 @@ export async function runSession(input: TeammateInput, hooks: SessionHooks): Pro
   const checkout = workTools(input.checkoutTaskQueue ?? workflowInfo().taskQueue);
   let turnScope: CancellationScope | undefined;
 
-  setHandler(defs.deliverMessageSignal, (message) => mate.deliver(message));
-  setHandler(defs.interruptTurnSignal, () => {
-    mate.signalsThisRun += 1;
-    if (turnScope && mate.status === 'running') {
-      mate.interruptRequested = true;
-      turnScope.cancel();
+  // Signals are untrusted: parsed, and ignored (counted in getTeammateState) when malformed.
+  const guard: SignalGuard = { ignored: mate.ignored, onSignal: () => void (mate.signalsThisRun += 1) };
+  // deliver() validates the envelope itself, without rebuilding the content (an own __proto__ key survives).
+  setHandler(untrusted(defs.deliverMessageSignal), (message?: unknown) => {
+    try {
+      mate.deliver(message);
+    } catch {
+      mate.ignored.failed += 1;
     }
   });
-  setHandler(defs.edgeNotificationSignal, ({ waitId, edge }) => mate.notify(waitId, edge));
+  guardedSignal(guard, defs.interruptTurnSignal, interruptTurnSchema, () => {
+    if (!turnScope || mate.status !== 'running') return 'unknownKey';
+    mate.interruptRequested = true;
+    turnScope.cancel();
+    return 'applied';
+  });
+  guardedSignal(guard, defs.edgeNotificationSignal, edgeNotificationSchema, ({ waitId, edge }) => mate.notify(waitId, edge));
+  ignoreUnknownSignals(guard);
   setHandler(defs.getTeammateStateQuery, () => ({ ...mate.view(), historyLength: workflowInfo().historyLength, continueAsNewSuggested: workflowInfo().continueAsNewSuggested }));
+
+  const report = async (status: LiveStatus, turn: number): Promise<void> => {
+    mate.reportedSettled = mate.settled;
+    await hooks.report(status, turn, mate.inbox.consumed, mate.settled);
+  };
 
   const agentTurn = async (turn: number): Promise<void> => {
     await runAgentTurn({
@@ -79,11 +96,16 @@ export async function runSession(input: TeammateInput, hooks: SessionHooks): Pro
 
   try {
     for (;;) {
-      await condition(() => mate.hasPending() || mate.mustRollOver(workflowInfo().continueAsNewSuggested));
+      await condition(() => mate.hasPending() || mate.hasUnreportedSettlements() || mate.mustRollOver(workflowInfo().continueAsNewSuggested));
       // Roll over at a turn boundary, busy or not: pending messages travel in the carried inbox.
       if (mate.mustRollOver(workflowInfo().continueAsNewSuggested)) break;
+      if (!mate.hasPending()) {
+        // Relayed messages were dropped (duplicates, malformed): tell the Lead, which counts them as settled.
+        await report('idle', mate.turns);
+        continue;
+      }
       const { turn, messages } = mate.beginTurn();
-      await hooks.report('running', turn, mate.inbox.consumed);
+      await report('running', turn);
       turnScope = new CancellationScope();
       let reply: string | null = null;
       try {
@@ -101,17 +123,18 @@ export async function runSession(input: TeammateInput, hooks: SessionHooks): Pro
         } else if (isCancellation(error)) {
           throw error; // the whole session is being stopped
         } else {
-          mate.endTurn({ failed: error instanceof Error ? error.message : String(error) });
+          mate.endTurn({ failed: (error instanceof Error ? error.message : String(error)).slice(0, MAX_STATUS_TEXT_LENGTH) });
         }
       } finally {
         turnScope = undefined;
       }
       if (hooks.onAnswer) await hooks.onAnswer(turn, reply);
-      await hooks.report('idle', turn, mate.inbox.consumed);
+      // Idle even with mail that arrived during the turn: that mail is not settled yet, so the Lead still counts the member busy.
+      await report('idle', turn);
     }
   } catch (error) {
     if (!isCancellation(error)) throw error;
-    await CancellationScope.nonCancellable(() => hooks.report('exited', mate.turns, mate.inbox.consumed));
+    await CancellationScope.nonCancellable(() => report('exited', mate.turns));
     mate.status = 'exited';
     return mate.view();
   }

@@ -7,8 +7,11 @@ import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import * as defs from '../shared/definitions';
 import type { TeammateInput, TeammateStateView } from '../shared/definitions';
 import { runSession } from './memberSession';
+import { parseSessionInput } from './workflowInputs';
 
-export async function subagent(input: TeammateInput): Promise<TeammateStateView> {
+export async function subagent(rawInput: TeammateInput): Promise<TeammateStateView> {
+  // A subagent's id is <teamId>/subagent/<n> and its name subagent-<n>.
+  const input = parseSessionInput('subagent', rawInput, workflowInfo().workflowId, (teamId, name) => `${teamId}/subagent/${name.replace(/^subagent-/, '')}`);
   const parent = getExternalWorkflowHandle(input.descriptor.teamId);
   return runSession(input, {
     role: 'subagent',

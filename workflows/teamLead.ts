@@ -5,18 +5,28 @@
  * own agent turns, when the Team was started with a prompt).
  */
 import type { UpdateDefinition } from '@temporalio/common';
-import { allHandlersFinished, condition, continueAsNew, currentUpdateInfo, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, currentUpdateInfo, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import * as defs from '../shared/definitions';
 import type { InboxAcceptance, TeamLeadInput, TeamLeadResult } from '../shared/definitions';
 import { rollingOverFailure } from '../shared/failures';
 import type { TaskCommandKind, TaskMutationResult } from '../shared/team';
-import { LEAD, teamView } from '../shared/team';
+import { LEAD, taskKey, teamView } from '../shared/team';
 import { LeadAgentRunner } from './leadAgent';
 import { LeadAgentState, OPERATOR } from './leadAgentState';
 import { createLeadOperations } from './leadOperations';
 import { TeamLeadRun } from './teamLeadRun';
+import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate as guardUpdate, ignoreUnknownSignals, type SignalGuard } from './signalGuard';
+import { parseLeadInput } from './workflowInputs';
+import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../shared/limits';
+import { CARRIED_CONVERSATION_BUDGET } from '../shared/agent/budget';
+import { edgeUnwatchSchema, edgeWatchSchema, memberStatusReportSchema, subagentAnswerSchema } from '../shared/signalPayloads';
+import { own } from '../shared/own';
 
-export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
+export async function teamLead(rawInput: TeamLeadInput): Promise<TeamLeadResult> {
+  const input = parseLeadInput(rawInput, workflowInfo().workflowId);
+  const typed = patched(TYPED_UPDATE_FAILURES_PATCH);
+  const guardedUpdate = <Ret, Args extends unknown[]>(definition: UpdateDefinition<Ret, Args>, handler: (...args: Args) => Ret | Promise<Ret>, validator: (...args: Args) => void): void =>
+    guardUpdate(definition, handler, validator, typed);
   const lead = new TeamLeadRun(input.teamId, input.maxMembers, input.carried, input.legacyMailbox);
   const agent = new LeadAgentState(input);
   const teamId = input.teamId;
@@ -24,6 +34,9 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
   // Evaluated in validators too, so an Update arriving in the same activation as the decision to
   // roll over is refused with a retriable TeamRollingOver instead of racing continue-as-new.
   const closing = (): boolean => closingNow || lead.disposeRequested || lead.mustRollOver(workflowInfo().continueAsNewSuggested);
+  // Synchronous task Updates complete in the activation that accepts them, so they hold nothing a
+  // rollover waits for: they stay open while the run winds down, until the hard per-run cap.
+  const closingForTasks = (): boolean => lead.disposeRequested || lead.pastHardUpdateCap();
   const now = (): string => new Date().toISOString();
   const updateId = (): string => currentUpdateInfo()?.id ?? '';
   const ops = createLeadOperations({
@@ -38,9 +51,9 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
 
   // ---- tasks ---------------------------------------------------------------------------------
   const wireTaskCommand = (kind: TaskCommandKind, definition: UpdateDefinition<TaskMutationResult, [defs.Attributed]>): void => {
-    setHandler(definition, (request): TaskMutationResult => lead.applyTaskCommand(kind, request, updateId(), now()), {
-      validator: (request): void => lead.validateTaskCommand(kind, request, updateId(), closing(), now()),
-    });
+    guardedUpdate(definition, (request): TaskMutationResult => lead.applyTaskCommand(kind, request, updateId(), now()), (request): void =>
+      lead.validateTaskCommand(kind, request, updateId(), closingForTasks(), now()),
+    );
   };
   wireTaskCommand('createTask', defs.createTaskUpdate);
   wireTaskCommand('editTask', defs.editTaskUpdate);
@@ -49,31 +62,34 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
   wireTaskCommand('releaseTask', defs.releaseTaskUpdate);
   wireTaskCommand('transitionTask', defs.transitionTaskUpdate);
   wireTaskCommand('deleteTask', defs.deleteTaskUpdate);
-  setHandler(defs.readTaskUpdate, (request) => lead.readTask(request), { validator: (request): void => void lead.validateReadTask(request, closing()) });
-  setHandler(defs.listTasksUpdate, () => lead.listTasks(), { validator: (request): void => lead.validateRead(request, closing()) });
+  guardedUpdate(defs.readTaskUpdate, (request) => lead.readTask(request), (request): void => void lead.validateReadTask(request, closingForTasks()));
+  guardedUpdate(defs.listTasksUpdate, (_request) => lead.listTasks(), (request): void => lead.validateRead(request, closingForTasks()));
 
   // ---- roster, mailbox, interrupt, wait ------------------------------------------------------
-  setHandler(defs.spawnTeammateUpdate, (request) => ops.spawn(request, updateId()), {
-    validator: (request): void => void lead.validateSpawn(request, updateId(), closing(), now()),
-  });
-  setHandler(defs.sendMessageUpdate, (request) => ops.send(request, updateId()), {
-    validator: (request): void => void lead.validateSend(request, updateId(), closing()),
-  });
-  setHandler(defs.readLeadInboxUpdate, () => lead.takeLeadInbox(), {
-    validator: (request): void => {
+  guardedUpdate(defs.spawnTeammateUpdate, (request) => ops.spawn(request, updateId()), (request): void => void lead.validateSpawn(request, updateId(), closing(), now()));
+  guardedUpdate(defs.sendMessageUpdate, (request) => ops.send(request, updateId()), (request): void => void lead.validateSend(request, updateId(), closing()));
+  guardedUpdate(
+    defs.readLeadInboxUpdate,
+    (_request) => lead.takeLeadInbox(),
+    (request): void => {
       if (closing()) throw rollingOverFailure();
       lead.validateLeadOnly('readLeadInbox', request);
     },
-  });
-  setHandler(defs.watchEdgesSignal, (watch) => lead.watch(watch));
-  setHandler(defs.unwatchEdgesSignal, ({ name, waitId }) => lead.unwatch(name, waitId));
-  setHandler(defs.reportMemberStatusSignal, ({ name, status, consumed }) => lead.reportStatus(name, status, now(), consumed));
-  setHandler(defs.interruptTeammateUpdate, (request) => ops.interrupt(request), { validator: (request): void => void lead.validateInterrupt(request, closing()) });
-  setHandler(defs.waitForEdgeUpdate, (request) => ops.wait(request), { validator: (request): void => void lead.validateWait(request, closing()) });
+  );
+  guardedUpdate(defs.interruptTeammateUpdate, (request) => ops.interrupt(request), (request): void => void lead.validateInterrupt(request, closing()));
+  guardedUpdate(defs.waitForEdgeUpdate, (request) => ops.wait(request), (request): void => void lead.validateWait(request, closing()));
+
+  // ---- signals: untrusted, parsed, never thrown from ----------------------------------------
+  const guard: SignalGuard = { ignored: lead.ignored, onSignal: () => void (lead.signalsThisRun += 1) };
+  guardedSignal(guard, defs.watchEdgesSignal, edgeWatchSchema, (watch) => lead.watch(watch));
+  guardedSignal(guard, defs.unwatchEdgesSignal, edgeUnwatchSchema, ({ name, waitId }) => lead.unwatch(name, waitId));
+  guardedSignal(guard, defs.reportMemberStatusSignal, memberStatusReportSchema, (report) => lead.reportStatus(report, now()));
+  guardedSignal(guard, defs.subagentAnswerSignal, subagentAnswerSchema, (answer) => runner.subagents.recordAnswer(answer));
+  ignoreUnknownSignals(guard);
 
   // ---- the Lead agent ------------------------------------------------------------------------
   const validatePrompt = (request: unknown): defs.PromptLeadRequest => lead.validatePrompt(request, closing(), agent.enabled);
-  setHandler(
+  guardedUpdate(
     defs.promptLeadUpdate,
     (request): InboxAcceptance => {
       const id = updateId();
@@ -86,27 +102,26 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
       lead.remember(id, acceptance);
       return acceptance;
     },
-    { validator: (request): void => void (lead.recentResult(updateId()) === undefined && validatePrompt(request)) },
+    (request): void => void (lead.recentResult(updateId()) === undefined && validatePrompt(request)),
   );
-  setHandler(defs.subagentAnswerSignal, (answer) => {
-    lead.signalsThisRun += 1;
-    runner.subagents.recordAnswer(answer);
-  });
   setHandler(defs.getAgentStateQuery, () => agent.view());
 
   // ---- lifecycle -----------------------------------------------------------------------------
-  setHandler(
+  guardedUpdate(
     defs.disposeTeamUpdate,
-    async () => {
+    async (_request) => {
       runner.cancelTurn();
       await runner.subagents.stopAll();
       return ops.dispose();
     },
-    { validator: (request): void => lead.validateLeadOnly('disposeTeam', request) },
+    (request): void => lead.validateLeadOnly('disposeTeam', request),
   );
 
   setHandler(defs.getTeamViewQuery, () => teamView(lead.state));
-  setHandler(defs.getTaskQuery, ({ taskId }) => lead.state.tasks[String(taskId)] ?? null);
+  setHandler(defs.getTaskQuery, (request?: { taskId: number }) => {
+    const taskId: unknown = typeof request === 'object' && request !== null ? Object.getOwnPropertyDescriptor(request, 'taskId')?.value : undefined;
+    return Number.isSafeInteger(taskId) ? (own(lead.state.tasks, taskKey(taskId as number)) ?? null) : null;
+  });
   setHandler(defs.getLiveStatusQuery, () => lead.liveStatus);
   setHandler(defs.getLegacyMailboxQuery, () => lead.legacyMailbox);
   setHandler(defs.getLeadRunInfoQuery, () => ({
@@ -115,6 +130,7 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
     historyLength: workflowInfo().historyLength,
     continuedRuns: lead.continuedRuns,
     rollingOver: closingNow,
+    ignoredSignals: lead.ignored,
   }));
 
   // Recovery: provisioning records this run did not create (continue-as-new, reset) are settled
@@ -136,8 +152,32 @@ export async function teamLead(input: TeamLeadInput): Promise<TeamLeadResult> {
   await notifier;
   await condition(allHandlersFinished);
   if (!lead.disposeRequested) {
-    const { legacyMailbox: _imported, forkOf: _forked, ...rest } = input; // carried from now on
-    return await continueAsNew<typeof teamLead>({ ...rest, maxMembers: lead.state.maxMembers, carried: { ...lead.carry(), ...(agent.enabled ? { agent: agent.carry() } : {}) } });
+    return await continueAsNew<typeof teamLead>(nextRunInput(input, lead, agent));
   }
   return { view: teamView(lead.state) };
 }
+
+/**
+ * The next run's input: everything the run owned, within the payload budget. The first run's
+ * imports (legacy mailbox, fork seed) and the opening prompt are carried as state from now on.
+ * Every carried part is bounded by its own cap; the measured whole is checked here too, and if
+ * it were ever over, the conversation (the only part that can be shortened without losing Team
+ * state) is compacted harder rather than letting the server terminate the Lead.
+ */
+function nextRunInput(input: TeamLeadInput, lead: TeamLeadRun, agent: LeadAgentState): TeamLeadInput {
+  const { legacyMailbox: _imported, forkOf: _forked, ...rest } = input;
+  const next = (conversationBudget?: number): TeamLeadInput => ({
+    ...rest,
+    ...(rest.agent ? { agent: { ...rest.agent, prompt: DELIVERED_PROMPT } } : {}),
+    maxMembers: lead.state.maxMembers,
+    carried: { ...lead.carry(), ...(agent.enabled ? { agent: agent.carry(conversationBudget) } : {}) },
+  });
+  const first = next();
+  const bytes = jsonBytes(first);
+  if (bytes <= PAYLOAD_BUDGET_BYTES) return first;
+  log.warn('carried state over its budget; compacting the conversation harder', { bytes, budget: PAYLOAD_BUDGET_BYTES });
+  return next(Math.max(0, CARRIED_CONVERSATION_BUDGET - (bytes - PAYLOAD_BUDGET_BYTES)));
+}
+
+/** Stands in for the opening prompt on continued runs: it was delivered to the Lead's inbox on the first run. */
+const DELIVERED_PROMPT = '[delivered on the first run]';

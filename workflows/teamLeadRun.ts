@@ -22,6 +22,10 @@ import { invalidInputFailure, rejectionFailure, rollingOverFailure } from '../sh
 import type { InboxMessage, InboxState } from '../shared/inbox';
 import { emptyInbox, receive, takePending } from '../shared/inbox';
 import { jsonProblem, type JsonValue } from '../shared/json';
+import { hasOwn, own } from '../shared/own';
+import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MEMBER_INBOX_BUDGET_BYTES, REMEMBERED_RESULT_MAX_BYTES, jsonBytes } from '../shared/limits';
+import { noIgnoredSignals, type IgnoredSignals } from '../shared/signalPayloads';
+import type { SignalOutcome } from './signalGuard';
 import type { EdgeKind, EdgeLog, TeamEdge } from '../shared/teamEdges';
 import { EDGE_KINDS, emptyEdgeLog, firstEdgeAfter, recordEdge } from '../shared/teamEdges';
 import type { Decision, LegacyMailbox, MemberRecord, ProvisioningOutcome, TaskCommand, TaskCommandKind, TaskMutationResult, TaskView, TeamEvent, TeamState } from '../shared/team';
@@ -39,6 +43,7 @@ import {
   executeTask,
   isActingMember,
   isLivePhase,
+  notFoundMessage,
   reject,
   taskKey,
   taskView,
@@ -51,6 +56,8 @@ export const MAX_ACCEPTED_UPDATES_PER_RUN = 1_000;
 export const MAX_SIGNALS_PER_RUN = 9_000;
 /** How many recent update ids are remembered (and carried across continue-as-new) for de-duplication. */
 export const RECENT_UPDATE_WINDOW = 256;
+/** Synchronous task Updates stay open while a run winds down, up to this many accepted in the run. */
+export const HARD_UPDATES_PER_RUN = 1_800;
 export const MAX_WAIT_MS = 3_600_000;
 
 const caller = z.string().min(1).max(100);
@@ -63,8 +70,8 @@ const spawnSchema = z.strictObject({
   message: z.unknown(),
   model: z.string().min(1).max(200).nullable().default(null),
 });
-const sendEnvelopeSchema = z.strictObject({ caller, to: z.string().min(1).max(100), content: z.unknown(), messageId: z.string().min(1).max(200).optional() });
-const promptSchema = z.strictObject({ caller, content: z.string().trim().min(1).max(100_000), messageId: z.string().min(1).max(200).optional() });
+const sendEnvelopeSchema = z.strictObject({ caller, to: z.string().min(1).max(100), content: z.unknown(), messageId: z.string().min(1).max(MAX_ID_LENGTH).optional() });
+const promptSchema = z.strictObject({ caller, content: z.string().trim().min(1).max(100_000), messageId: z.string().min(1).max(MAX_ID_LENGTH).optional() });
 const interruptSchema = z.strictObject({ caller, name: z.string().min(1).max(100) });
 const waitSchema = z.strictObject({ caller, timeoutMs: z.number().int().min(1).max(MAX_WAIT_MS), kinds: z.array(z.enum(EDGE_KINDS)).min(1).optional() });
 
@@ -88,6 +95,11 @@ export class TeamLeadRun {
   consumed: Record<string, number>;
   /** Teammates waiting for an edge (wait_agent), by name; `since` is the edge seq at registration. */
   watchers: Record<string, { waitId: string; kinds: EdgeKind[]; since: number }>;
+  /** Per teammate: relayed messages it reported settled, and the sizes of the ones it has not (oldest first). */
+  settled: Record<string, number>;
+  unsettledBytes: Record<string, number[]>;
+  /** Signals this run ignored, by reason (getLeadRunInfo). */
+  readonly ignored: IgnoredSignals = noIgnoredSignals();
 
   constructor(teamId: string, maxMembers: number | undefined, carried: CarriedLeadState | undefined, legacyMailbox?: unknown[]) {
     this.state = carried?.state ?? emptyTeamState(teamId, maxMembers);
@@ -100,6 +112,13 @@ export class TeamLeadRun {
     this.delivered = carried?.delivered ?? {};
     this.consumed = carried?.consumed ?? {};
     this.watchers = carried?.watchers ?? {};
+    this.settled = carried?.settled ?? {};
+    this.unsettledBytes = carried?.unsettledBytes ?? {};
+  }
+
+  /** Past this many accepted Updates even synchronous ones wait for the next run (the server caps a run at 2,000). */
+  pastHardUpdateCap(): boolean {
+    return this.acceptedUpdatesThisRun >= HARD_UPDATES_PER_RUN;
   }
 
   /** True once this run should stop accepting Updates and continue as new. */
@@ -119,6 +138,8 @@ export class TeamLeadRun {
       delivered: this.delivered,
       consumed: this.consumed,
       watchers: this.watchers,
+      settled: this.settled,
+      unsettledBytes: this.unsettledBytes,
     };
   }
 
@@ -166,16 +187,14 @@ export class TeamLeadRun {
     if (closing) throw rollingOverFailure();
     const request = parseWith('readTask', readTaskSchema, input);
     this.requireMember(request.caller);
-    if (!this.state.tasks[taskKey(request.taskId)]) {
-      throw rejectionFailure(reject('TaskNotFound', `task ${request.taskId} does not exist; list the board to see valid ids`));
-    }
+    if (!own(this.state.tasks, taskKey(request.taskId))) throw rejectionFailure(reject('TaskNotFound', notFoundMessage(this.state, request.taskId)));
     return request;
   }
 
   readTask(input: unknown): TaskView {
     const request = parseWith('readTask', readTaskSchema, input);
-    const task = this.state.tasks[taskKey(request.taskId)];
-    if (!task) throw rejectionFailure(reject('TaskNotFound', `task ${request.taskId} does not exist`));
+    const task = own(this.state.tasks, taskKey(request.taskId));
+    if (!task) throw rejectionFailure(reject('TaskNotFound', notFoundMessage(this.state, request.taskId)));
     this.countAccepted();
     return taskView(this.state, task);
   }
@@ -208,21 +227,25 @@ export class TeamLeadRun {
    * Settles a provisioning record (creator or recovery). Returns 'conflict' when the record was
    * already settled the other way: the caller must then drain the child and report it.
    */
-  settleProvisioning(name: string, outcome: ProvisioningOutcome, now: string): 'settled' | 'conflict' {
+  settleProvisioning(name: string, outcome: ProvisioningOutcome, now: string, initialMessageBytes?: number): 'settled' | 'conflict' {
     const decision = decideProvisioningOutcome(this.state, name, outcome, now);
     if (!decision.ok) {
       if (decision.rejection.type === 'ProvisioningConflict') return 'conflict';
       throw rejectionFailure(decision.rejection);
     }
     this.record(decision.events, now);
-    if (outcome.phase === 'active' && this.liveStatus[name] === undefined) this.liveStatus = { ...this.liveStatus, [name]: 'starting' };
-    if (outcome.phase === 'active' && this.delivered[name] === undefined) this.delivered = { ...this.delivered, [name]: 1 }; // the initial message
+    if (outcome.phase === 'active' && own(this.liveStatus, name) === undefined) this.liveStatus = { ...this.liveStatus, [name]: 'starting' };
+    if (outcome.phase === 'active' && own(this.delivered, name) === undefined) {
+      // The initial message (relaySeq 1) is the first relayed message: unsettled until the member takes it.
+      this.delivered = { ...this.delivered, [name]: 1 };
+      this.unsettledBytes = { ...this.unsettledBytes, [name]: [initialMessageBytes ?? 0] };
+    }
     return 'settled';
   }
 
   /** Provisioning records this run cannot settle from its own history (no creator running here). */
   unsettledProvisioning(): MemberRecord[] {
-    return Object.values(this.state.members).filter((m) => m.phase === 'provisioning' && !this.creating[m.name]);
+    return Object.values(this.state.members).filter((m) => m.phase === 'provisioning' && !hasOwn(this.creating, m.name));
   }
 
   markStopped(name: string, now: string): void {
@@ -231,7 +254,7 @@ export class TeamLeadRun {
   }
 
   member(name: string): MemberRecord {
-    const member = this.state.members[name];
+    const member = own(this.state.members, name);
     if (!member) throw rejectionFailure(reject('UnknownMember', `there is no teammate "${name}"`));
     return member;
   }
@@ -244,7 +267,21 @@ export class TeamLeadRun {
     if (this.recentResult(updateId) !== undefined) return request;
     const decision = decideSend(this.state, request.caller, request.to);
     if (!decision.ok) throw rejectionFailure(decision.rejection);
+    if (request.messageId === undefined && updateId.length > MAX_ID_LENGTH) {
+      throw invalidCommand(`sendMessage: the update id (${updateId.length} characters) is too long to serve as the message id; pass a messageId of at most ${MAX_ID_LENGTH} characters`);
+    }
+    this.requireInboxRoom(request.to, messageBytes(request.content));
     return request;
+  }
+
+  /** InboxFull when a message would take the target's unread mail past its budget (PayloadTooLarge is checked at parse). */
+  requireInboxRoom(to: string, bytes: number): void {
+    const [waiting, budget] = to === LEAD ? [jsonBytes(this.leadInbox.pending), LEAD_INBOX_BUDGET_BYTES] : [sum(own(this.unsettledBytes, to) ?? []), MEMBER_INBOX_BUDGET_BYTES];
+    if (waiting + bytes > budget) {
+      throw rejectionFailure(
+        reject('InboxFull', `${to} has ${waiting} bytes of messages it has not taken yet (budget ${budget}); this one is ${bytes} bytes: wait until ${to} reads its inbox (wait_agent on mailbox/status edges), or send less, then retry`),
+      );
+    }
   }
 
   /** Records a send addressed to the Lead itself; sends to teammates are signalled by the workflow. */
@@ -253,8 +290,24 @@ export class TeamLeadRun {
     this.edges = recordEdge(this.edges, 'mailbox', message.messageId, now);
   }
 
-  recordSent(messageId: string, now: string, to?: string): void {
-    if (to !== undefined) this.delivered = { ...this.delivered, [to]: (this.delivered[to] ?? 0) + 1 };
+  /** Reserves the next relay to a teammate before its signal is sent: the message is unsettled from now on. Returns its relaySeq. */
+  beginRelay(to: string, bytes: number): number {
+    const seq = (own(this.delivered, to) ?? 0) + 1;
+    this.delivered = { ...this.delivered, [to]: seq };
+    this.unsettledBytes = { ...this.unsettledBytes, [to]: [...(own(this.unsettledBytes, to) ?? []), bytes] };
+    return seq;
+  }
+
+  /** The relay's signal failed: the target never got it. */
+  abandonRelay(to: string, bytes: number): void {
+    this.delivered = { ...this.delivered, [to]: Math.max(0, (own(this.delivered, to) ?? 0) - 1) };
+    const sizes = [...(own(this.unsettledBytes, to) ?? [])];
+    const at = sizes.lastIndexOf(bytes);
+    if (at >= 0) sizes.splice(at, 1);
+    this.unsettledBytes = { ...this.unsettledBytes, [to]: sizes };
+  }
+
+  recordSent(messageId: string, now: string): void {
     this.edges = recordEdge(this.edges, 'mailbox', messageId, now);
   }
 
@@ -267,40 +320,48 @@ export class TeamLeadRun {
 
   // ---- live status, interrupt, wait ----------------------------------------------------------
 
-  reportStatus(name: string, status: LiveStatus, now: string, consumed?: number): void {
-    this.signalsThisRun += 1;
-    if (!this.state.members[name]) return;
-    if (consumed !== undefined && consumed > (this.consumed[name] ?? 0)) this.consumed = { ...this.consumed, [name]: consumed };
-    if (this.liveStatus[name] === status) return;
+  /** A member's live status report (a parsed signal: see shared/signalPayloads.ts). */
+  reportStatus(report: { name: string; status: LiveStatus; consumed?: number | undefined; settled?: number | undefined }, now: string): SignalOutcome {
+    const { name, status, consumed, settled } = report;
+    if (!own(this.state.members, name)) return 'nonMember';
+    if (consumed !== undefined && consumed > (own(this.consumed, name) ?? 0)) this.consumed = { ...this.consumed, [name]: consumed };
+    const before = own(this.settled, name) ?? 0;
+    if (settled !== undefined && (settled > before || own(this.settled, name) === undefined)) {
+      this.settled = { ...this.settled, [name]: settled };
+      this.unsettledBytes = { ...this.unsettledBytes, [name]: (own(this.unsettledBytes, name) ?? []).slice(Math.max(0, settled - before)) };
+    }
+    if (own(this.liveStatus, name) === status) return 'applied';
     this.liveStatus = { ...this.liveStatus, [name]: status };
     this.edges = recordEdge(this.edges, 'status', `${name}:${status}`, now);
+    return 'applied';
   }
 
   /** A teammate's wait_agent: remembered until an edge of its kinds is recorded after now. */
-  watch(request: EdgeWatch): void {
-    this.signalsThisRun += 1;
-    const member = this.state.members[request.name];
-    if (!member || !isLivePhase(member.phase) || typeof request.waitId !== 'string') return;
-    const kinds = Array.isArray(request.kinds) && request.kinds.length > 0 ? request.kinds.filter((k) => (EDGE_KINDS as readonly string[]).includes(k)) : [...EDGE_KINDS];
+  watch(request: { name: string; waitId: string; kinds?: EdgeKind[] | undefined }): SignalOutcome {
+    const member = own(this.state.members, request.name);
+    if (!member || !isLivePhase(member.phase)) return 'nonMember';
+    const kinds = request.kinds ?? [...EDGE_KINDS];
     this.watchers = { ...this.watchers, [request.name]: { waitId: request.waitId, kinds, since: this.edges.lastSeq } };
+    return 'applied';
   }
 
-  unwatch(name: string, waitId: string): void {
-    this.signalsThisRun += 1;
-    this.clearWatch(name, waitId);
+  unwatch(name: string, waitId: string): SignalOutcome {
+    return this.clearWatch(name, waitId) ? 'applied' : 'unknownKey';
   }
 
-  clearWatch(name: string, waitId: string): void {
-    if (this.watchers[name]?.waitId !== waitId) return;
-    const { [name]: _dropped, ...rest } = this.watchers;
+  clearWatch(name: string, waitId: string): boolean {
+    if (own(this.watchers, name)?.waitId !== waitId) return false;
+    const rest: typeof this.watchers = {};
+    for (const [key, watch] of Object.entries(this.watchers)) if (key !== name) rest[key] = watch;
     this.watchers = rest;
+    return true;
   }
 
   /** Watches whose edge has been recorded, with where to send the notification. */
   dueNotifications(): { name: string; workflowId: string; waitId: string; edge: TeamEdge }[] {
     return Object.entries(this.watchers).flatMap(([name, w]) => {
       const edge = firstEdgeAfter(this.edges, w.since, w.kinds);
-      const member = this.state.members[name];
+      const member = own(this.state.members, name);
       return edge && member ? [{ name, workflowId: member.workflowId, waitId: w.waitId, edge }] : [];
     });
   }
@@ -309,7 +370,7 @@ export class TeamLeadRun {
     if (closing) throw rollingOverFailure();
     const request = parseWith('interruptTeammate', interruptSchema, input);
     if (request.caller !== LEAD) throw rejectionFailure(reject('LeadOnly', 'only the Lead interrupts teammates'));
-    const member = this.state.members[request.name];
+    const member = own(this.state.members, request.name);
     if (!member) throw rejectionFailure(reject('UnknownMember', `there is no teammate "${request.name}"`));
     if (!isLivePhase(member.phase)) throw rejectionFailure(reject('UnknownMember', `teammate "${request.name}" is ${member.phase}`));
     return request;
@@ -326,6 +387,7 @@ export class TeamLeadRun {
   validatePrompt(input: unknown, closing: boolean, agentEnabled: boolean): z.infer<typeof promptSchema> {
     if (closing) throw rollingOverFailure();
     const request = parseWith('promptLead', promptSchema, input);
+    requireMessageSize('promptLead', request.content);
     if (request.caller !== LEAD) throw rejectionFailure(reject('LeadOnly', 'only the Lead (its operator) prompts the Lead agent'));
     if (!agentEnabled) {
       throw ApplicationFailure.create({ type: 'AgentNotEnabled', message: `Team ${this.state.teamId} was started without a prompt, so its Lead runs no agent; start a Team with a prompt to talk to its Lead`, nonRetryable: true });
@@ -355,13 +417,26 @@ export class TeamLeadRun {
     }
   }
 
+  /**
+   * The answer to a retried Update. Small results are remembered whole; a task mutation's is
+   * remembered as its task id and rebuilt from the board (the task as it is now, at the remembered
+   * revision or later), so the window stays small whatever the tasks hold.
+   */
   recentResult(updateId: string): unknown {
-    return this.recent.find((r) => r.updateId === updateId)?.result;
+    const entry = this.recent.find((r) => r.updateId === updateId);
+    if (!entry) return undefined;
+    if (entry.taskId === undefined) return entry.result;
+    const task = own(this.state.tasks, taskKey(entry.taskId));
+    if (!task) throw rejectionFailure(reject('TaskNotFound', `${notFoundMessage(this.state, entry.taskId)} (this Update was applied earlier)`));
+    return { task: taskView(this.state, task) };
   }
 
   remember(updateId: string, result: unknown): void {
     this.countAccepted();
-    this.recent.push({ updateId, result });
+    if (updateId.length > MAX_ID_LENGTH) return; // too long to remember: a retry of it is not recognised (clients use UUIDs)
+    const task = (result as { task?: { id?: unknown; revision?: unknown } } | null)?.task;
+    const compact = jsonBytes(result) > REMEMBERED_RESULT_MAX_BYTES && typeof task?.id === 'number' && typeof task.revision === 'number';
+    this.recent.push(compact ? { updateId, taskId: task.id as number, revision: task.revision as number } : { updateId, result });
     if (this.recent.length > RECENT_UPDATE_WINDOW) this.recent = this.recent.slice(-RECENT_UPDATE_WINDOW);
   }
 
@@ -389,12 +464,36 @@ function originalJson(updateName: string, input: unknown, field: string): JsonVa
 
 function parseSpawn(input: unknown): z.infer<typeof spawnSchema> & { message: JsonValue } {
   const request = parseWith('spawnTeammate', spawnSchema, input);
-  return { ...request, message: originalJson('spawnTeammate', input, 'message') };
+  const message = originalJson('spawnTeammate', input, 'message');
+  requireMessageSize('spawnTeammate', message);
+  return { ...request, message };
 }
 
 function parseSend(input: unknown): SendMessageRequest {
   const request = parseWith('sendMessage', sendEnvelopeSchema, input);
-  return { ...request, content: originalJson('sendMessage', input, 'content') };
+  const content = originalJson('sendMessage', input, 'content');
+  requireMessageSize('sendMessage', content);
+  return { ...request, content };
+}
+
+/** What a message adds to an inbox, as counted against its budget: the content's JSON plus a bound on the envelope (ids, sender, time). */
+export function messageBytes(content: JsonValue): number {
+  return jsonBytes(content) + 2 * MAX_ID_LENGTH;
+}
+
+function requireMessageSize(updateName: string, content: JsonValue): void {
+  const bytes = jsonBytes(content);
+  if (bytes > MAX_MESSAGE_BYTES) {
+    throw rejectionFailure(reject('PayloadTooLarge', `${updateName}: the message is ${bytes} bytes of JSON, over the ${MAX_MESSAGE_BYTES}-byte limit; send a shorter message (e.g. write the long part to a file in the checkout and send its path)`));
+  }
+}
+
+function invalidCommand(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'InvalidTeamCommand', message, nonRetryable: true });
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }
 
 function parseTaskCommand(kind: TaskCommandKind, input: unknown): { caller: string; command: TaskCommand } {
@@ -417,8 +516,10 @@ export function busyMembers(lead: TeamLeadRun): string[] {
     .filter((m) => m.phase === 'active')
     .map((m) => m.name)
     .filter((name) => {
-      const status = lead.liveStatus[name];
+      const status = own(lead.liveStatus, name);
       if (status === 'exited') return false;
-      return status === 'running' || status === 'starting' || (lead.delivered[name] ?? 0) > (lead.consumed[name] ?? 0);
+      // Members that report what they settled are taken at their word; older ones by what they consumed.
+      const taken = own(lead.settled, name) ?? own(lead.consumed, name) ?? 0;
+      return status === 'running' || status === 'starting' || (own(lead.delivered, name) ?? 0) > taken;
     });
 }

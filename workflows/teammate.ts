@@ -4,20 +4,23 @@
  * at a time over whatever is pending, with the Team profile's tools. It reports its live status to
  * the Lead. The session loop lives in memberSession.ts.
  */
-import { getExternalWorkflowHandle } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import { teammateWorkflowId } from '../shared/team';
+import { parseSessionInput } from './workflowInputs';
 import * as defs from '../shared/definitions';
 import type { TeammateInput, TeammateStateView } from '../shared/definitions';
 import { runSession } from './memberSession';
 
-export async function teammate(input: TeammateInput): Promise<TeammateStateView> {
+export async function teammate(rawInput: TeammateInput): Promise<TeammateStateView> {
+  const input = parseSessionInput('teammate', rawInput, workflowInfo().workflowId, teammateWorkflowId);
   const lead = getExternalWorkflowHandle(input.descriptor.teamId);
   return runSession(input, {
     role: 'teammate',
     toolset: 'team',
     // Live status is advisory for the Lead (wait edges, send receipts); losing one to a closed Lead is harmless.
-    report: async (status, turn, consumed) => {
+    report: async (status, turn, consumed, settled) => {
       try {
-        await lead.signal(defs.reportMemberStatusSignal, { name: input.descriptor.name, status, turn, consumed });
+        await lead.signal(defs.reportMemberStatusSignal, { name: input.descriptor.name, status, turn, consumed, settled });
       } catch {
         // The Lead has finished: nothing to report to.
       }

@@ -7,6 +7,9 @@ import type { InboxMessage, InboxState } from '../shared/inbox';
 import { emptyInbox, receive, takePending } from '../shared/inbox';
 import { compactConversation } from '../shared/agent/budget';
 import { jsonProblem } from '../shared/json';
+import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../shared/limits';
+import { noIgnoredSignals, type IgnoredSignals } from '../shared/signalPayloads';
+import { MAX_MEMBER_NAME_LENGTH } from '../shared/team/roster';
 import type { TeamEdge } from '../shared/teamEdges';
 
 /** Signals handled per run before continuing as new; the server allows 10,000 per run. */
@@ -33,6 +36,12 @@ export class TeammateRun {
   notifiedEdge: TeamEdge | null = null;
   /** Teammates' inbox messages are Team records; an ordinary subagent's are not. */
   markTeamRecords = true;
+  /** Relayed messages settled (taken into a turn or dropped), and how many of those the Lead has been told. */
+  settled: number;
+  reportedSettled = 0;
+  readonly ignored: IgnoredSignals = noIgnoredSignals();
+  /** Bytes of the messages waiting in the inbox. */
+  private pendingBytes: number;
 
   constructor(readonly input: TeammateInput) {
     const carried = input.carried;
@@ -43,27 +52,49 @@ export class TeammateRun {
     this.cwd = carried?.cwd ?? input.cwd ?? '.';
     // The initial message is the first item of a fresh teammate's inbox.
     this.inbox = carried?.inbox ?? receive(emptyInbox(), input.initialMessage).inbox;
+    this.settled = carried?.settled ?? 0;
+    this.pendingBytes = jsonBytes(this.inbox.pending);
   }
 
   get name(): string {
     return this.input.descriptor.name;
   }
 
-  /** Records a delivered message once; malformed deliveries are refused without touching the inbox. */
-  deliver(message: InboxMessage): void {
+  /**
+   * Records a delivered message once. Malformed deliveries, and deliveries past the inbox budget,
+   * are refused without touching the inbox; a relayed one is settled either way, so the Lead
+   * never waits for a message this member will not take.
+   */
+  deliver(message: unknown): void {
     this.signalsThisRun += 1;
-    const problem = deliveryProblem(message);
+    const relaySeq = relaySeqOf(message);
+    const problem = deliveryProblem(message) ?? (this.pendingBytes + jsonBytes(message) > MEMBER_INBOX_BUDGET_BYTES ? `the inbox holds ${this.pendingBytes} bytes of unread messages, its budget is ${MEMBER_INBOX_BUDGET_BYTES}` : null);
     if (problem) {
-      this.rejectedDeliveries = [...this.rejectedDeliveries.slice(-31), { messageId: String((message as Partial<InboxMessage>)?.messageId), reason: problem }];
+      const messageId = typeof message === 'object' && message !== null ? String(Object.getOwnPropertyDescriptor(message, 'messageId')?.value).slice(0, MAX_ID_LENGTH) : 'none';
+      this.rejectedDeliveries = [...this.rejectedDeliveries.slice(-31), { messageId, reason: problem }];
+      this.ignored.malformed += 1;
+      if (relaySeq !== undefined) this.settled += 1;
       return;
     }
-    this.inbox = receive(this.inbox, message).inbox;
+    const { inbox, duplicate } = receive(this.inbox, message as InboxMessage);
+    this.inbox = inbox;
+    if (duplicate) {
+      if (relaySeq !== undefined) this.settled += 1;
+    } else {
+      this.pendingBytes += jsonBytes(message);
+    }
+  }
+
+  /** True while the Lead has not been told about relayed messages this member settled. */
+  hasUnreportedSettlements(): boolean {
+    return this.settled > this.reportedSettled;
   }
 
   /** The Lead's edgeNotification: kept only for the wait in progress (a late one is dropped). */
-  notify(waitId: string, edge: TeamEdge): void {
-    this.signalsThisRun += 1;
-    if (waitId === this.currentWaitId) this.notifiedEdge = edge;
+  notify(waitId: string, edge: TeamEdge): 'applied' | 'unknownKey' {
+    if (waitId !== this.currentWaitId) return 'unknownKey';
+    this.notifiedEdge = edge;
+    return 'applied';
   }
 
   hasPending(): boolean {
@@ -79,6 +110,8 @@ export class TeammateRun {
   beginTurn(): { turn: number; messages: InboxMessage[] } {
     const { inbox, messages } = takePending(this.inbox);
     this.inbox = inbox;
+    this.pendingBytes = 0;
+    this.settled += messages.filter((m) => m.relaySeq !== undefined).length;
     this.turns += 1;
     this.turnsThisRun += 1;
     this.interruptRequested = false;
@@ -108,7 +141,7 @@ export class TeammateRun {
   }
 
   carry(): CarriedTeammateState {
-    return { inbox: this.inbox, conversation: compactConversation(this.conversation), turns: this.turns, interruptedTurns: this.interruptedTurns, continuedRuns: this.continuedRuns + 1, cwd: this.cwd };
+    return { inbox: this.inbox, conversation: compactConversation(this.conversation), turns: this.turns, interruptedTurns: this.interruptedTurns, continuedRuns: this.continuedRuns + 1, cwd: this.cwd, settled: this.settled };
   }
 
   view(): TeammateStateView {
@@ -125,6 +158,8 @@ export class TeammateRun {
       conversation: compactConversation(this.conversation),
       continuedRuns: this.continuedRuns,
       cwd: this.cwd,
+      settled: this.settled,
+      ignoredSignals: this.ignored,
     };
   }
 }
@@ -133,9 +168,24 @@ export class TeammateRun {
 export function deliveryProblem(message: unknown): string | null {
   if (typeof message !== 'object' || message === null) return 'a delivery must be an object';
   const m = message as Record<string, unknown>;
-  if (typeof m.messageId !== 'string' || m.messageId.length === 0 || m.messageId.length > 200) return 'messageId must be a non-empty string';
-  if (typeof m.from !== 'string' || m.from.length === 0) return 'from must name the sender';
-  if (typeof m.sentAt !== 'string') return 'sentAt must be a timestamp';
-  const content: unknown = Object.getOwnPropertyDescriptor(m, 'content')?.value;
-  return jsonProblem(content);
+  const field = (key: string): unknown => Object.getOwnPropertyDescriptor(m, key)?.value;
+  const messageId = field('messageId');
+  const from = field('from');
+  const sentAt = field('sentAt');
+  const relaySeq = field('relaySeq');
+  if (typeof messageId !== 'string' || messageId.length === 0 || messageId.length > MAX_ID_LENGTH) return `messageId must be a string of 1-${MAX_ID_LENGTH} characters`;
+  if (typeof from !== 'string' || from.length === 0 || from.length > MAX_MEMBER_NAME_LENGTH) return 'from must name the sender';
+  if (typeof sentAt !== 'string' || sentAt.length > 64) return 'sentAt must be a timestamp';
+  if (relaySeq !== undefined && !(Number.isSafeInteger(relaySeq) && (relaySeq as number) > 0)) return 'relaySeq must be a positive integer';
+  const content: unknown = field('content');
+  const problem = jsonProblem(content);
+  if (problem) return problem;
+  const bytes = jsonBytes(content);
+  return bytes > MAX_MESSAGE_BYTES ? `content is ${bytes} bytes, over the ${MAX_MESSAGE_BYTES}-byte message limit` : null;
+}
+
+function relaySeqOf(message: unknown): number | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const value: unknown = Object.getOwnPropertyDescriptor(message, 'relaySeq')?.value;
+  return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 }

@@ -1,5 +1,9 @@
 import type { JsonValue } from '../json';
 import { jsonProblem } from '../json';
+import { LEGACY_MAILBOX_BUDGET_BYTES, jsonBytes } from '../limits';
+
+/** Problems reported for an import, at most (the rest of a bad import is refused the same way). */
+export const MAX_LEGACY_PROBLEMS = 100;
 import { LEAD, memberNameProblem } from './roster';
 
 /**
@@ -32,7 +36,7 @@ function recordProblem(raw: unknown, seen: Record<string, true>): string | null 
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'a record must be an object';
   const id = own(raw, 'id');
   if (typeof id !== 'string' || id.length === 0) return 'id must be a non-empty string';
-  if (seen[id]) return `duplicate id ${id}`;
+  if (Object.prototype.hasOwnProperty.call(seen, id)) return `duplicate id ${id.slice(0, 200)}`;
   for (const field of ['from', 'to']) {
     const name = own(raw, field);
     if (typeof name !== 'string' || (name !== LEAD && memberNameProblem(name) !== null)) return `${field} must be "lead" or a member name`;
@@ -52,12 +56,16 @@ export function admitLegacyMailbox(raw: unknown): LegacyMailbox {
   if (!Array.isArray(raw)) return { records: [], problems: [{ index: -1, reason: 'legacyMailbox must be an array of records' }] };
   const mailbox = emptyLegacyMailbox();
   const seen: Record<string, true> = {};
+  let bytes = 0;
   raw.forEach((item: unknown, index) => {
-    const problem = recordProblem(item, seen);
+    // Carried by every later run: the import is bounded in bytes and in reported problems.
+    const size = jsonBytes(item);
+    const problem = bytes + size > LEGACY_MAILBOX_BUDGET_BYTES ? `over the ${LEGACY_MAILBOX_BUDGET_BYTES}-byte import budget` : recordProblem(item, seen);
     if (problem) {
-      mailbox.problems.push({ index, reason: problem });
+      if (mailbox.problems.length < MAX_LEGACY_PROBLEMS) mailbox.problems.push({ index, reason: problem.slice(0, 300) });
       return;
     }
+    bytes += size;
     const record = item as Record<string, unknown>;
     seen[record.id as string] = true;
     mailbox.records.push({

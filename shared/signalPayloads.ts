@@ -1,0 +1,44 @@
+/**
+ * Schemas of every signal payload. Signals are untrusted input: anyone with access to the
+ * namespace can send any of them with any payload (or none, as `temporal workflow signal` without
+ * `--input` does), so each handler parses with these and ignores what does not fit.
+ */
+import { z } from 'zod';
+import { MAX_ID_LENGTH } from './limits';
+import { MAX_MEMBER_NAME_LENGTH } from './team/roster';
+import { EDGE_KINDS } from './teamEdges';
+
+const name = z.string().min(1).max(MAX_MEMBER_NAME_LENGTH);
+const id = z.string().min(1).max(MAX_ID_LENGTH);
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const kinds = z.array(z.enum(EDGE_KINDS)).min(1).max(EDGE_KINDS.length);
+
+export const memberStatusReportSchema = z.object({
+  name,
+  status: z.enum(['starting', 'running', 'idle', 'exited']),
+  turn: count,
+  consumed: count.optional(),
+  settled: count.optional(),
+});
+export const edgeWatchSchema = z.object({ name, waitId: id, kinds: kinds.optional() });
+export const edgeUnwatchSchema = z.object({ name, waitId: id });
+export const subagentAnswerSchema = z.object({ agentId: id, turn: count, answer: z.string().nullable() });
+export const edgeNotificationSchema = z.object({
+  waitId: id,
+  edge: z.object({ seq: count, kind: z.enum(EDGE_KINDS), subject: z.string().max(2 * MAX_ID_LENGTH), at: z.string().max(64) }),
+});
+export const interruptTurnSchema = z.object({ requestedBy: z.string().max(MAX_ID_LENGTH) });
+
+/** Signals ignored in this run, by reason (queried by operators: getLeadRunInfo, getTeammateState). */
+export interface IgnoredSignals {
+  malformed: number;
+  nonMember: number;
+  unknownKey: number;
+  unknownSignal: number;
+  /** A handler failed on a payload that parsed: a bug, counted rather than allowed to fail the workflow task. */
+  failed: number;
+}
+
+export function noIgnoredSignals(): IgnoredSignals {
+  return { malformed: 0, nonMember: 0, unknownKey: 0, unknownSignal: 0, failed: 0 };
+}

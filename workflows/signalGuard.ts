@@ -1,0 +1,96 @@
+/**
+ * Signal handlers that cannot break a workflow: each parses its payload, ignores (and counts) what
+ * is malformed, from a non-member or for an unknown key, and never throws. Signals with no handler
+ * are counted and dropped instead of being buffered for ever.
+ */
+import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
+import { ApplicationFailure, defineSignal, isCancellation, setDefaultSignalHandler, setHandler } from '@temporalio/workflow';
+import type { z } from 'zod';
+import type { IgnoredSignals } from '../shared/signalPayloads';
+export { noIgnoredSignals, type IgnoredSignals } from '../shared/signalPayloads';
+
+/** What a handler did with a signal it parsed. */
+export type SignalOutcome = 'applied' | 'nonMember' | 'unknownKey';
+
+export interface SignalGuard {
+  ignored: IgnoredSignals;
+  /** Called for every signal received, handled or not (per-run signal counts). */
+  onSignal(): void;
+}
+
+/** The same wire name, with the payload typed as what it really is before parsing: unknown, maybe absent. */
+export function untrusted(definition: SignalDefinition<never> | { name: string }): SignalDefinition<[unknown?]> {
+  return defineSignal<[unknown?]>(definition.name);
+}
+
+export function guardedSignal<T>(guard: SignalGuard, definition: { name: string }, schema: z.ZodType<T>, handle: (payload: T) => SignalOutcome): void {
+  setHandler(untrusted(definition), (payload?: unknown) => {
+    guard.onSignal();
+    const parsed = schema.safeParse(payload);
+    if (!parsed.success) {
+      guard.ignored.malformed += 1;
+      return;
+    }
+    try {
+      const outcome = handle(parsed.data);
+      if (outcome !== 'applied') guard.ignored[outcome] += 1;
+    } catch {
+      guard.ignored.failed += 1;
+    }
+  });
+}
+
+export function ignoreUnknownSignals(guard: SignalGuard): void {
+  setDefaultSignalHandler(() => {
+    guard.onSignal();
+    guard.ignored.unknownSignal += 1;
+  });
+}
+
+/**
+ * An Update handler and its synchronous validator, both made to fail only with a typed
+ * ApplicationFailure: an unexpected error (a bug) becomes TeamInternalError for that one call
+ * instead of failing the workflow task, which would wedge the Lead on every retry.
+ */
+export function guardedUpdate<Ret, Args extends unknown[]>(
+  definition: UpdateDefinition<Ret, Args>,
+  handler: (...args: Args) => Ret | Promise<Ret>,
+  validator: (...args: Args) => void,
+  /** Also type an async handler's late failures. Off for runs recorded before it existed: the extra promise step reorders commands. */
+  typeAsyncFailures = true,
+): void {
+  setHandler(
+    definition,
+    (...args: Args): Ret | Promise<Ret> => {
+      try {
+        const result = handler(...args);
+        return typeAsyncFailures && result instanceof Promise ? result.catch((error: unknown) => Promise.reject(typedFailure(error))) : result;
+      } catch (error) {
+        throw typedFailure(error);
+      }
+    },
+    {
+      validator: (...args: Args): void => {
+        try {
+          validator(...args);
+        } catch (error) {
+          throw typedFailure(error);
+        }
+      },
+    },
+  );
+}
+
+export const TEAM_INTERNAL_ERROR = 'TeamInternalError';
+/** Runs started before async Update failures were typed replay without it. */
+export const TYPED_UPDATE_FAILURES_PATCH = 'typed-update-failures-v1';
+
+function typedFailure(error: unknown): unknown {
+  if (error instanceof ApplicationFailure || isCancellation(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return ApplicationFailure.create({
+    type: TEAM_INTERNAL_ERROR,
+    message: `the Lead could not handle this call (${message.slice(0, 500)}); this is a bug: report it with the Team id, and check the Team's state before retrying`,
+    nonRetryable: true,
+  });
+}

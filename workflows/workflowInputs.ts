@@ -1,0 +1,142 @@
+/**
+ * Workflow inputs are untrusted: anyone who can start a workflow can pass anything. They are
+ * parsed before the workflow touches them; a bad input fails the workflow at once with a typed
+ * InvalidWorkflowInput (never a workflow task failure that retries for ever). The parsed shape is
+ * checked, but the original input is what the workflow keeps, so message content and carried
+ * conversations are never rebuilt (an own __proto__ key survives).
+ */
+import { ApplicationFailure } from '@temporalio/workflow';
+import { z } from 'zod';
+import { CARRIED_CONVERSATION_BUDGET } from '../shared/agent/budget';
+import type { TeamLeadInput, TeammateInput } from '../shared/definitions';
+import { PROFILE_NAMES } from '../shared/definitions';
+import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MAX_TEAM_ID_LENGTH, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../shared/limits';
+import { MAX_MEMBER_NAME_LENGTH } from '../shared/team/roster';
+import { deliveryProblem } from './teammateRun';
+
+export const INVALID_WORKFLOW_INPUT = 'InvalidWorkflowInput';
+/** The largest roster a Lead may be started with (each member adds a child and its status to the carried state). */
+export const MAX_ROSTER_SIZE = 32;
+export const MAX_TURNS_PER_RUN = 10_000;
+
+const teamId = z.string().min(1).max(MAX_TEAM_ID_LENGTH);
+const record = z.record(z.string(), z.unknown());
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** The carried state is the Lead's own, but a starter could forge one: check its shape, not every field. */
+const carriedLeadSchema = z.object({
+  state: z.object({ teamId, maxMembers: z.number().int().min(1).max(MAX_ROSTER_SIZE), admission: z.enum(['open', 'closed']), members: record, tasks: record, nextTaskId: count }),
+  leadInbox: z.object({ pending: z.array(z.unknown()), seen: z.array(z.string()), received: count, consumed: count }),
+  edges: z.object({ lastSeq: count, recent: z.array(z.unknown()) }),
+  liveStatus: record,
+  legacyMailbox: z.object({ records: z.array(z.unknown()), problems: z.array(z.unknown()) }),
+  recentUpdates: z.array(z.object({ updateId: z.string() })),
+  continuedRuns: count,
+});
+
+const leadInputSchema = z.object({
+  teamId,
+  maxMembers: z.number().int().min(1).max(MAX_ROSTER_SIZE).optional(),
+  teammateMaxTurnsPerRun: z.number().int().min(1).max(MAX_TURNS_PER_RUN).optional(),
+  legacyMailbox: z.array(z.unknown()).optional(),
+  agent: z
+    .object({
+      prompt: z.string(),
+      profile: z.enum(PROFILE_NAMES).optional(),
+      model: z.string().min(1).max(200).nullable().optional(),
+      cwd: z.string().min(1).max(1_000).optional(),
+      checkoutTaskQueue: z.string().min(1).max(200).optional(),
+    })
+    .optional(),
+  forkOf: z.object({ teamId, conversation: z.array(z.unknown()) }).optional(),
+  carried: carriedLeadSchema.optional(),
+});
+
+function invalid(workflow: string, problem: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: INVALID_WORKFLOW_INPUT,
+    message: `${workflow} input is invalid: ${problem}. See the wire contract in README.md; start it again with a valid input.`,
+    nonRetryable: true,
+  });
+}
+
+function issues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+}
+
+/** The Lead's input, with its teamId equal to the workflow id (teammates act on the board of the Team whose id they carry). */
+export function parseLeadInput(input: unknown, workflowId: string): TeamLeadInput {
+  return typedOnly('teamLead', () => checkLeadInput(input, workflowId));
+}
+
+/** Any unexpected error while checking (a value too deep to measure, say) is an invalid input too. */
+function typedOnly<T>(workflow: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof ApplicationFailure) throw error;
+    throw invalid(workflow, `it could not be checked (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+function checkLeadInput(input: unknown, workflowId: string): TeamLeadInput {
+  const parsed = leadInputSchema.safeParse(input);
+  if (!parsed.success) throw invalid('teamLead', issues(parsed.error));
+  const lead = parsed.data;
+  if (lead.teamId !== workflowId) throw invalid('teamLead', `teamId "${lead.teamId.slice(0, 120)}" must equal the workflow id "${workflowId.slice(0, 120)}"`);
+  if (lead.carried && lead.carried.state.teamId !== workflowId) throw invalid('teamLead', 'carried.state.teamId must equal the workflow id');
+  if (lead.agent && !lead.carried) {
+    if (lead.agent.prompt.trim() === '') throw invalid('teamLead', 'agent.prompt must not be empty');
+    if (jsonBytes(lead.agent.prompt) > MAX_MESSAGE_BYTES) throw invalid('teamLead', `agent.prompt is over the ${MAX_MESSAGE_BYTES}-byte message limit`);
+  }
+  if (lead.forkOf && jsonBytes(lead.forkOf.conversation) > CARRIED_CONVERSATION_BUDGET) {
+    throw invalid('teamLead', `forkOf.conversation is over the ${CARRIED_CONVERSATION_BUDGET}-byte conversation budget`);
+  }
+  if (jsonBytes(input) > PAYLOAD_BUDGET_BYTES) throw invalid('teamLead', `the input is over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget`);
+  return input as TeamLeadInput;
+}
+
+const teammateInputSchema = z.object({
+  descriptor: z.object({
+    teamId,
+    name: z.string().min(1).max(MAX_MEMBER_NAME_LENGTH + 20),
+    context: z.enum(['fresh', 'fork']),
+    initialMessageId: z.string().min(1).max(MAX_ID_LENGTH),
+  }),
+  model: z.string().min(1).max(200).nullable(),
+  seed: z.array(z.unknown()),
+  initialMessage: z.unknown(),
+  cwd: z.string().min(1).max(1_000).optional(),
+  checkoutTaskQueue: z.string().min(1).max(200).optional(),
+  maxTurnsPerRun: z.number().int().min(1).max(MAX_TURNS_PER_RUN).optional(),
+  carried: z
+    .object({
+      inbox: z.object({ pending: z.array(z.unknown()), seen: z.array(z.string()), received: count, consumed: count }),
+      conversation: z.array(z.unknown()),
+      turns: count,
+      interruptedTurns: count,
+      continuedRuns: count,
+      cwd: z.string().max(1_000).optional(),
+      settled: count.optional(),
+    })
+    .optional(),
+});
+
+/** A teammate's or subagent's input; `expectedWorkflowId` (a teammate's reserved id) ties the descriptor to the workflow. */
+export function parseSessionInput(workflow: string, input: unknown, workflowId: string, expectedWorkflowId?: (teamId: string, name: string) => string): TeammateInput {
+  return typedOnly(workflow, () => checkSessionInput(workflow, input, workflowId, expectedWorkflowId));
+}
+
+function checkSessionInput(workflow: string, input: unknown, workflowId: string, expectedWorkflowId?: (teamId: string, name: string) => string): TeammateInput {
+  const parsed = teammateInputSchema.safeParse(input);
+  if (!parsed.success) throw invalid(workflow, issues(parsed.error));
+  const { descriptor, seed, initialMessage } = parsed.data;
+  if (expectedWorkflowId && expectedWorkflowId(descriptor.teamId, descriptor.name) !== workflowId) {
+    throw invalid(workflow, `the descriptor names ${descriptor.teamId}/${descriptor.name}, which is not this workflow (${workflowId.slice(0, 200)})`);
+  }
+  const problem = deliveryProblem(initialMessage);
+  if (problem) throw invalid(workflow, `initialMessage: ${problem}`);
+  if (jsonBytes(seed) > CARRIED_CONVERSATION_BUDGET) throw invalid(workflow, `seed is over the ${CARRIED_CONVERSATION_BUDGET}-byte conversation budget`);
+  if (jsonBytes(input) > PAYLOAD_BUDGET_BYTES) throw invalid(workflow, `the input is over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget`);
+  return input as TeammateInput;
+}
