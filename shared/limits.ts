@@ -38,17 +38,17 @@ export const MAX_OVERLAPS_PER_TASK = 10;
 /** Overlaps listed in one board view in all; past it tasks list none and count them in `overlapsOmitted`. */
 export const VIEW_OVERLAP_BUDGET_BYTES = 300_000;
 /** Messages waiting in the Lead's own inbox. */
-export const LEAD_INBOX_BUDGET_BYTES = 150_000;
+export const LEAD_INBOX_BUDGET_BYTES = 100_000;
 /** Messages waiting in a teammate's inbox. */
 export const MEMBER_INBOX_BUDGET_BYTES = 300_000;
 /** Results remembered whole for retried Updates; larger ones are remembered as task id and revision. */
 export const REMEMBERED_RESULT_MAX_BYTES = 512;
 /** Historical mailbox records imported on a Lead's first run. */
-export const LEGACY_MAILBOX_BUDGET_BYTES = 100_000;
+export const LEGACY_MAILBOX_BUDGET_BYTES = 50_000;
 /** One subagent answer kept by the Lead (longer ones are cut with a note); answers kept per subagent; subagents per Lead. */
-export const SUBAGENT_ANSWER_MAX_BYTES = 16_384;
-export const SUBAGENT_ANSWERS_KEPT = 4;
-export const MAX_SUBAGENTS = 32;
+export const SUBAGENT_ANSWER_MAX_BYTES = 4_096;
+export const SUBAGENT_ANSWERS_KEPT = 2;
+export const MAX_SUBAGENTS = 16;
 /** Free-text status fields (a Lead's lastError, a member's failure reason). */
 export const MAX_STATUS_TEXT_LENGTH = 2_000;
 
@@ -75,3 +75,19 @@ export function jsonBytes(value: unknown): number {
   const text = JSON.stringify(value) as string | undefined;
   return text === undefined ? 0 : utf8Length(text);
 }
+
+// Conversation budgets
+/**
+ * The chat messages of one model call: the callModel activity input, recorded in history. Half the
+ * 2 MiB payload limit: the rest of the input (model name, toolset) is small, and the margin covers
+ * envelopes. shared/agent/budget.ts `fitPrompt` keeps every prompt within it.
+ */
+export const PROMPT_BUDGET_BYTES = 1_000_000;
+/**
+ * A conversation carried across continue-as-new or seeded into a fork teammate's start input. It
+ * shares that payload with the rest of the carried state (inbox, tasks, subagents), so it gets a
+ * third of the payload budget. shared/agent/budget.ts `compactConversation` keeps it within.
+ */
+export const CARRIED_CONVERSATION_BUDGET_BYTES = 500_000;
+/** A conversation returned by a query (agent state, teammate view): the rest of the view is small. */
+export const QUERIED_CONVERSATION_BUDGET_BYTES = 1_000_000;

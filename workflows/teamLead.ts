@@ -176,8 +176,10 @@ function nextRunInput(input: TeamLeadInput, lead: TeamLeadRun, agent: LeadAgentS
   const bytes = jsonBytes(first);
   if (bytes <= PAYLOAD_BUDGET_BYTES) return first;
   log.warn('carried state over its budget; compacting the conversation harder', { bytes, budget: PAYLOAD_BUDGET_BYTES });
-  return next(Math.max(0, CARRIED_CONVERSATION_BUDGET - (bytes - PAYLOAD_BUDGET_BYTES)));
+  return next(Math.max(MIN_CARRIED_CONVERSATION_BYTES, CARRIED_CONVERSATION_BUDGET - (bytes - PAYLOAD_BUDGET_BYTES)));
 }
 
 /** Stands in for the opening prompt on continued runs: it was delivered to the Lead's inbox on the first run. */
 const DELIVERED_PROMPT = '[delivered on the first run]';
+/** The least conversation a rollover keeps (the fixed parts of the carried state leave far more room than this). */
+const MIN_CARRIED_CONVERSATION_BYTES = 100_000;
