@@ -381,6 +381,8 @@ export interface CarriedLeadAgent {
   openTasksAtAnswer: number[];
   nudges: number;
   lastError?: string | null;
+  /** A Lead turn that stopped at a step boundary for the rollover: the next run goes on from there. */
+  resumeTurn?: { turn: number; step: number };
 }
 
 /** A remembered Update: its whole result when small, else (task mutations) the task id and revision it produced. */

@@ -41,6 +41,12 @@ const TASK_UPDATES: Record<string, TaskCommandKind> = {
   deleteTask: 'deleteTask',
 };
 
+/** Where a yielded Lead turn goes on in the next run. */
+export interface ResumeTurn {
+  turn: number;
+  step: number;
+}
+
 export interface LeadAgentDeps {
   lead: TeamLeadRun;
   agent: LeadAgentState;
@@ -48,6 +54,8 @@ export interface LeadAgentDeps {
   teamId: string;
   now: () => string;
   closing: () => boolean;
+  /** True when the run is rolling over: the Lead's turn stops at its next step boundary and goes on in the next run. */
+  yieldForRollover: () => boolean;
 }
 
 export class LeadAgentRunner {
@@ -105,22 +113,31 @@ export class LeadAgentRunner {
     };
   }
 
-  private async turn(): Promise<boolean> {
+  /** One turn over the Lead's inbox, or the rest of a turn the previous run yielded. */
+  private async turn(resume: ResumeTurn | null): Promise<'done' | 'failed' | 'yielded'> {
     const { agent, lead, teamId } = this.deps;
     const toolset = toolsetOf(agent.profile);
     const checkout = workTools(agent.options?.checkoutTaskQueue ?? workflowInfo().taskQueue);
-    const { inbox, messages } = takePending(lead.leadInbox);
-    lead.leadInbox = inbox;
-    const turn = agent.beginTurn(messages, teamId);
+    let turn: number;
+    if (resume) {
+      turn = resume.turn;
+      agent.currentTurn = turn;
+    } else {
+      const { inbox, messages } = takePending(lead.leadInbox);
+      lead.leadInbox = inbox;
+      turn = agent.beginTurn(messages, teamId);
+    }
     this.setStatus('running');
     agent.lastError = null;
     this.turnScope = new CancellationScope();
     try {
-      await this.turnScope.run(() =>
+      const result = await this.turnScope.run(() =>
         runAgentTurn({
           conversation: agent.conversation,
           turn,
           teamId,
+          ...(resume ? { firstStep: resume.step } : {}),
+          shouldYield: this.deps.yieldForRollover,
           system: `${policyOf(toolset)}\n\n${identityText({ teamId, name: LEAD, role: 'lead', cwd: agent.cwd })}`,
           opIdPrefix: `${teamId}/lead/turn-${turn}`,
           callModel: (chat) => models.callModel({ model: agent.options?.model ?? null, toolset, messages: chat }),
@@ -132,17 +149,21 @@ export class LeadAgentRunner {
             }),
         }),
       );
-      return true;
+      if (result.yieldedAtStep !== undefined) {
+        agent.resumeTurn = { turn, step: result.yieldedAtStep };
+        return 'yielded';
+      }
+      return 'done';
     } catch (error) {
       if (isCancellation(error)) {
         agent.note({ event: 'turn cancelled (the Team is being disposed)' });
-        return true;
+        return 'done';
       }
       const message = failureMessage(error);
       agent.note({ event: 'turn failed', error: message.slice(0, MAX_STATUS_TEXT_LENGTH) });
       agent.lastError = `${message.slice(0, MAX_STATUS_TEXT_LENGTH)}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again`;
       this.setStatus('failed');
-      return false;
+      return 'failed';
     } finally {
       this.turnScope = undefined;
       agent.currentTurn = null;
@@ -153,12 +174,22 @@ export class LeadAgentRunner {
   async run(): Promise<void> {
     const { agent, lead, closing } = this.deps;
     const hasMail = (): boolean => lead.leadInbox.pending.length > 0;
+    // A run that rolled over while the Lead waited for required work goes on waiting.
+    let waitingForWork = agent.status === 'waiting' && agent.resumeTurn === null;
     for (;;) {
-      await condition(() => closing() || hasMail());
-      if (closing()) return;
-      const ok = await this.turn();
-      if (closing()) return;
-      if (!ok) continue; // status failed: the next message (a new prompt) starts another turn
+      if (!waitingForWork) {
+        // A turn the previous run yielded at a rollover goes on first, before any new mail.
+        const resume = agent.resumeTurn;
+        agent.resumeTurn = null;
+        if (!resume) {
+          await condition(() => closing() || hasMail());
+          if (closing()) return;
+        }
+        const outcome = await this.turn(resume);
+        if (outcome === 'yielded' || closing()) return;
+        if (outcome === 'failed') continue; // the next message (a new prompt) starts another turn
+      }
+      waitingForWork = false;
       // Required work before the final answer.
       for (;;) {
         if (hasMail()) break; // new messages: another turn

@@ -28,6 +28,8 @@ export class LeadAgentState {
   nextSubagent: number;
   /** The turn in progress, if any: a fork spawned now excludes it. */
   currentTurn: number | null = null;
+  /** A turn that yielded at a step boundary when the previous run rolled over; the next run finishes it first. */
+  resumeTurn: { turn: number; step: number } | null;
 
   constructor(input: TeamLeadInput) {
     const carried: CarriedLeadAgent | undefined = input.carried?.agent;
@@ -42,6 +44,7 @@ export class LeadAgentState {
     this.lastError = carried?.lastError ?? null;
     this.subagents = carried?.subagents ?? {};
     this.nextSubagent = carried?.nextSubagent ?? 0;
+    this.resumeTurn = carried?.resumeTurn ?? null;
   }
 
   get enabled(): boolean {
@@ -90,6 +93,7 @@ export class LeadAgentState {
       openTasksAtAnswer: this.openTasksAtAnswer,
       nudges: this.nudges,
       lastError: this.lastError,
+      ...(this.resumeTurn ? { resumeTurn: this.resumeTurn } : {}),
     };
   }
 

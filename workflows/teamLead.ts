@@ -47,7 +47,7 @@ export async function teamLead(rawInput: TeamLeadInput): Promise<TeamLeadResult>
     forkSeed: () => agent.forkSeed(),
     memberCheckout: () => ({ cwd: agent.cwd, ...(input.agent?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: input.agent.checkoutTaskQueue } : {}) }),
   });
-  const runner = new LeadAgentRunner({ lead, agent, ops, teamId, now, closing: () => closingNow || lead.disposeRequested });
+  const runner = new LeadAgentRunner({ lead, agent, ops, teamId, now, closing: () => closingNow || lead.disposeRequested, yieldForRollover: () => closingNow && !lead.disposeRequested });
 
   // ---- tasks ---------------------------------------------------------------------------------
   const wireTaskCommand = (kind: TaskCommandKind, definition: UpdateDefinition<TaskMutationResult, [defs.Attributed]>): void => {

@@ -30,6 +30,10 @@ export interface AgentTurnInput {
   /** Prefix of deterministic operation ids: `<prefix>/step-<s>/call-<i>`. */
   opIdPrefix: string;
   maxSteps?: number;
+  /** Resume a turn that yielded: continue at this step (its operation ids go on from there). Default 0. */
+  firstStep?: number;
+  /** Checked at each step boundary after the first: true makes the turn stop there and report where to resume. */
+  shouldYield?(): boolean;
   callModel(messages: ChatMessage[]): Promise<ModelResponse>;
   dispatch(call: ToolCall, opId: string): Promise<DispatchResult>;
 }
@@ -39,12 +43,17 @@ export interface AgentTurnResult {
   steps: number;
   receipts: SendOutcome[];
   stepLimitReached: boolean;
+  /** Set when the turn stopped at a step boundary because shouldYield said so: resume at this step. */
+  yieldedAtStep?: number;
 }
 
 export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
   const maxSteps = input.maxSteps ?? DEFAULT_MAX_STEPS_PER_TURN;
   const receipts: SendOutcome[] = [];
-  for (let step = 0; step < maxSteps; step++) {
+  const firstStep = input.firstStep ?? 0;
+  for (let step = firstStep; step < maxSteps; step++) {
+    // Between steps only: the model call and the tools of one step always complete together.
+    if (step > firstStep && input.shouldYield?.()) return { reply: null, steps: step, receipts, stepLimitReached: false, yieldedAtStep: step };
     const prompt = fitPrompt(assemblePrompt({ system: input.system, conversation: input.conversation, teamId: input.teamId }));
     const response = await input.callModel(prompt);
     const calls = response.message.toolCalls;

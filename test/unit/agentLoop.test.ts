@@ -233,3 +233,39 @@ describe('runAgentTurn', () => {
     expect(JSON.stringify(model.seen[0])).not.toContain('ancestor member message');
   });
 });
+
+describe('runAgentTurn yielding at a rollover', () => {
+  it('stops only at a step boundary after the first step, and a resumed turn goes on with the next step ids', async () => {
+    const conversation: ConversationEntry[] = [opening];
+    let yieldNow = false;
+    let rolloverDue = true;
+    const model = fakeModel([reply(null, [call('c1', 'list_tasks')]), reply(null, [call('c2', 'list_tasks')]), reply('done')]);
+    const dispatch = fakeDispatch({
+      list_tasks: () => {
+        yieldNow = rolloverDue; // the rollover becomes due while the first step's tool runs
+        return { ok: true, text: '[]' };
+      },
+    });
+    const first = await runAgentTurn(turnInput(conversation, model, dispatch, { shouldYield: () => yieldNow }));
+    expect(first).toMatchObject({ reply: null, yieldedAtStep: 1, stepLimitReached: false });
+    expect(model.seen).toHaveLength(1); // the step that was running completed (model call and its tool), nothing more
+    expect(conversation.map((e) => e.role)).toEqual(['user', 'assistant', 'tool']);
+
+    // The next run: the same conversation (carried), resumed at step 1 with yielding off.
+    yieldNow = false;
+    rolloverDue = false;
+    const resumed = await runAgentTurn(turnInput(conversation, model, dispatch, { firstStep: 1, shouldYield: () => yieldNow }));
+    expect(resumed).toMatchObject({ reply: 'done' });
+    expect(resumed.yieldedAtStep).toBeUndefined();
+    expect(dispatch.calls.map((c) => c.opId)).toEqual([`${PREFIX}/step-0/call-0`, `${PREFIX}/step-1/call-0`]);
+    // The resumed step saw everything the first run did: prompt holds the first step's call and result.
+    expect(model.seen[1]!.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect(conversation.map((e) => e.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('never yields before the first step of a (resumed) turn, so a turn always makes progress', async () => {
+    const model = fakeModel([reply('answer')]);
+    const result = await runAgentTurn(turnInput([opening], model, fakeDispatch({}), { firstStep: 3, shouldYield: () => true }));
+    expect(result).toMatchObject({ reply: 'answer', steps: 4 });
+  });
+});
