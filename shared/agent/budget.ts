@@ -1,69 +1,332 @@
 /**
- * Size budgets for conversations. Temporal payloads are limited (2 MB per payload by default) and
- * every model call's input is recorded in history, so neither the prompt sent to a model nor the
- * conversation carried across continue-as-new may grow without bound. Old tool results and long
- * old messages are elided first — oldest first, never the current turn — with a note telling the
- * model how to get the content back. Pure and deterministic.
+ * Size budgets for conversations, enforced by construction. Every model call's input is recorded in
+ * history and a conversation is carried across continue-as-new, returned by queries and seeded into
+ * fork teammates' start inputs: each is a Temporal payload (2 MiB at most), so each gets a budget
+ * from shared/limits.ts and is fitted to it here. Sizes are UTF-8 bytes of the JSON encoding of
+ * the whole array, every field of every entry included (tool-call arguments, ids, names, receipts).
+ *
+ * The order is "oldest first, least useful first":
+ *  1. contents are elided, in older turns first, then in the current turn except its last entries:
+ *     tool results, then tool-call arguments (replaced by `{"elided":N}`, still a JSON object for
+ *     prompt assembly and providers), then user messages and runtime notes, then replies (with their
+ *     send receipts). A content is elided whenever its note is smaller, however short it is;
+ *  2. if every such content is elided and it is still over, whole oldest turns are dropped (then,
+ *     if need be, the oldest steps of the current turn but its last entries), and one runtime note
+ *     (a system entry, or a "[runtime note]" user message in a prompt) says how many entries and
+ *     turns went (counts of an earlier such note are carried into it). The unit dropped is a block:
+ *     a non-tool entry with the tool results right after it, the same grouping prompt assembly
+ *     pairs calls and results by, so a call never loses its result;
+ *  3. then the protected last entries but the newest are elided, oldest first;
+ *  4. then every block but the newest is dropped;
+ *  5. then the newest entry is elided.
+ * If the newest block alone (every content elided) plus the note is still over the budget, which
+ * takes thousands of tool calls in one model reply or ids of hundreds of kilobytes, a typed
+ * `ConversationTooLarge` failure is thrown: never a result over the budget. The result is measured
+ * once more before it is returned.
+ *
+ * A prompt's leading system message (the policy) is never elided nor dropped. Pure and
+ * deterministic (bundled into workflow code). Each entry is measured once and an elision measures
+ * only the field it replaces, so a running total keeps it linear in the input's size. Under
+ * budget, the input array itself is returned.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import type { ConversationEntry } from '../definitions';
-import type { ChatMessage } from '../model';
+import { CARRIED_CONVERSATION_BUDGET_BYTES, PROMPT_BUDGET_BYTES, QUERIED_CONVERSATION_BUDGET_BYTES, jsonBytes, utf8Length } from '../limits';
+import type { ChatMessage, ToolCall } from '../model';
+import { RUNTIME_NOTE_PREFIX, renderRuntimeNote } from './prompt';
 
-/** Upper bound on the chat messages of one model call (UTF-16 length as a byte estimate). */
-export const PROMPT_BUDGET = 400_000;
-/** Upper bound on a conversation carried across continue-as-new. */
-export const CARRIED_CONVERSATION_BUDGET = 1_000_000;
-/** Contents shorter than this are never elided: they cost little and carry the thread. */
-const KEEP_BELOW = 400;
+export { CARRIED_CONVERSATION_BUDGET_BYTES, PROMPT_BUDGET_BYTES, QUERIED_CONVERSATION_BUDGET_BYTES };
+/** Older names of the budgets (bytes). */
+export const PROMPT_BUDGET = PROMPT_BUDGET_BYTES;
+export const CARRIED_CONVERSATION_BUDGET = CARRIED_CONVERSATION_BUDGET_BYTES;
 
-export function elisionNote(length: number): string {
-  return `[elided ${length} characters of an earlier result to stay within the context budget; run the tool again if you need it]`;
+/** ApplicationFailure type: even the newest entry cannot be fitted to the budget. */
+export const CONVERSATION_TOO_LARGE = 'ConversationTooLarge';
+/** `event` of the runtime note that replaces dropped turns. */
+export const DROPPED_EVENT = 'earlier conversation dropped to stay within the context budget';
+
+export interface DroppedCounts {
+  droppedEntries: number;
+  droppedTurns: number;
 }
 
-const sizeOf = (value: unknown): number => (typeof value === 'string' ? value.length : JSON.stringify(value)?.length ?? 0);
+/** What replaces an elided tool result (`bytes`: UTF-8 bytes of the original content). */
+export function elisionNote(bytes: number): string {
+  return `[elided ${bytes} bytes of an earlier result to stay within the context budget; run the tool again if you need it]`;
+}
+/** What replaces an elided user message or runtime note. */
+export function messageElisionNote(bytes: number): string {
+  return `[elided ${bytes} bytes of message content to stay within the context budget]`;
+}
+/** What replaces an elided reply of the model. */
+export function replyElisionNote(bytes: number): string {
+  return `[elided ${bytes} bytes of an earlier reply to stay within the context budget]`;
+}
+/** What replaces elided tool-call arguments: still a JSON object (`bytes`: UTF-8 bytes of the original). */
+export function elidedArguments(bytes: number): string {
+  return `{"elided":${bytes}}`;
+}
+/** The content of the note that replaces dropped turns. */
+export function droppedNoteContent(counts: DroppedCounts): { event: string; droppedEntries: number; droppedTurns: number } {
+  return { event: DROPPED_EVENT, droppedEntries: counts.droppedEntries, droppedTurns: counts.droppedTurns };
+}
 
-/** Elides the oldest long tool results, then the oldest long user messages, until the prompt fits. The last `keepLast` messages stay whole. */
-export function fitPrompt(messages: ChatMessage[], budget: number = PROMPT_BUDGET, keepLast = 1): ChatMessage[] {
-  let total = messages.reduce((sum, m) => sum + sizeOf(m.content) + ('toolCalls' in m ? sizeOf(m.toolCalls) : 0), 0);
-  if (total <= budget) return messages;
-  const out = [...messages];
-  const cutoff = out.length - keepLast;
-  for (const role of ['tool', 'user'] as const) {
-    for (let i = 1; i < cutoff && total > budget; i++) {
-      const m = out[i]!;
-      if (m.role !== role || m.content.length < KEEP_BELOW) continue;
-      const note = elisionNote(m.content.length);
-      total -= m.content.length - note.length;
-      out[i] = { ...m, content: note };
+export function conversationTooLargeFailure(what: string, bytes: number, budget: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: CONVERSATION_TOO_LARGE,
+    message: `${what} cannot be fitted to its ${budget}-byte budget: with every content elided and every earlier turn dropped, its newest entries still take ${bytes} bytes`,
+    details: [{ type: CONVERSATION_TOO_LARGE, bytes, budget }],
+    nonRetryable: true,
+  });
+}
+
+// ---- the fitting engine, shared by prompts (chat messages) and conversations (entries) ----------
+
+type Kind = 'result' | 'args' | 'message' | 'reply';
+/** Least useful first. */
+const KINDS: readonly Kind[] = ['result', 'args', 'message', 'reply'];
+
+/** An item with some content elided, and the exact change of its JSON size in bytes (negative). */
+interface Elided<T> {
+  item: T;
+  delta: number;
+}
+
+interface Shape<T> {
+  /** The item with this kind of content elided, or null when the kind does not apply or saves nothing. */
+  elide(item: T, kind: Kind): Elided<T> | null;
+  /** Tool results belong to the block of the call before them. */
+  isToolResult(item: T): boolean;
+  /** The counts of an earlier dropped-turns note, merged into the new one when it is dropped. */
+  droppedCounts(item: T): DroppedCounts | null;
+  note(counts: DroppedCounts, firstKept: T | undefined): T;
+}
+
+interface Plan {
+  /** Leading items never elided nor dropped (a prompt's system message). */
+  pinned: number;
+  /** The last items are elided only after everything older, and never dropped with the rest. */
+  keepLast: number;
+  turns: readonly number[];
+  currentTurn: number;
+  /** For the failure message. */
+  what: string;
+}
+
+const arrayBytes = (itemBytes: number, count: number): number => 2 + itemBytes + Math.max(0, count - 1);
+
+function fit<T>(items: T[], budget: number, shape: Shape<T>, plan: Plan): T[] {
+  const n = items.length;
+  const sizes = items.map((item) => jsonBytes(item));
+  let sum = sizes.reduce((a, b) => a + b, 0);
+  if (arrayBytes(sum, n) <= budget) return items;
+
+  const out = items.slice();
+  const pinned = Math.min(plan.pinned, n);
+  const protectedFrom = Math.max(pinned, n - Math.max(1, plan.keepLast));
+  let count = n;
+  let dropEnd = pinned; // out[pinned, dropEnd) are dropped
+  const dropped: DroppedCounts = { droppedEntries: 0, droppedTurns: 0 };
+  let lastDroppedTurn: number | undefined;
+  let noteBytes = 0;
+  let noteStale = false;
+  const total = (): number => {
+    if (dropEnd === pinned) return arrayBytes(sum, count);
+    if (noteStale) {
+      noteBytes = jsonBytes(shape.note(dropped, out[dropEnd]));
+      noteStale = false;
+    }
+    return arrayBytes(sum + noteBytes, count + 1);
+  };
+  // Without its note, a conversation that does not fit will not fit with it: the note is measured only when it matters.
+  const fits = (): boolean => (dropEnd === pinned || arrayBytes(sum, count + 1) <= budget) && total() <= budget;
+
+  const tryElide = (i: number, kind: Kind): void => {
+    const elided = shape.elide(out[i]!, kind);
+    if (elided === null || elided.delta >= 0) return;
+    sum += elided.delta;
+    sizes[i]! += elided.delta;
+    out[i] = elided.item;
+  };
+  /** The end of the block starting at `start`: the tool results after it belong to it. */
+  const blockEnd = (start: number): number => {
+    let j = start + 1;
+    while (j < n && shape.isToolResult(out[j]!)) j++;
+    return j;
+  };
+  const dropTo = (end: number): void => {
+    for (let j = dropEnd; j < end; j++) {
+      const prior = shape.droppedCounts(out[j]!);
+      if (prior) {
+        dropped.droppedEntries += prior.droppedEntries;
+        dropped.droppedTurns += prior.droppedTurns;
+      } else {
+        dropped.droppedEntries += 1;
+        if (plan.turns[j] !== lastDroppedTurn) dropped.droppedTurns += 1;
+        lastDroppedTurn = plan.turns[j];
+      }
+      sum -= sizes[j]!;
+      count -= 1;
+    }
+    dropEnd = end;
+    noteStale = true;
+  };
+
+  // 1. Elide: older turns, then the current turn but its last entries; least useful kind first, oldest first.
+  for (const old of [true, false]) {
+    for (const kind of KINDS) {
+      for (let i = pinned; i < protectedFrom && !fits(); i++) if ((plan.turns[i]! < plan.currentTurn) === old) tryElide(i, kind);
     }
   }
-  return out;
+  // 2. Drop whole oldest turns, block by block, never a block holding a protected entry.
+  while (dropEnd < protectedFrom) {
+    const end = blockEnd(dropEnd);
+    if (end > protectedFrom) break;
+    const turn = plan.turns[dropEnd]!;
+    const finishingOlderTurn = turn === lastDroppedTurn && turn < plan.currentTurn;
+    if (fits() && !finishingOlderTurn) break;
+    dropTo(end);
+  }
+  const elideAll = (i: number): void => {
+    for (const kind of KINDS) if (!fits()) tryElide(i, kind);
+  };
+  // 3. Elide the protected entries but the newest, oldest first.
+  for (let i = Math.max(dropEnd, protectedFrom); i < n - 1 && !fits(); i++) elideAll(i);
+  // 4. Drop every block but the newest.
+  let lastStart = n - 1;
+  while (lastStart > dropEnd && shape.isToolResult(out[lastStart]!)) lastStart--;
+  while (!fits() && dropEnd < lastStart) dropTo(blockEnd(dropEnd));
+  // 5. Elide the newest entry.
+  if (n > pinned) elideAll(n - 1);
+
+  if (!fits()) throw conversationTooLargeFailure(plan.what, total(), budget);
+  const result = dropEnd > pinned ? [...out.slice(0, pinned), shape.note(dropped, out[dropEnd]), ...out.slice(dropEnd)] : out;
+  // The running total is exact; measure the result once more anyway: a bound is never assumed.
+  const measured = jsonBytes(result);
+  if (measured > budget) throw conversationTooLargeFailure(plan.what, measured, budget);
+  return result;
 }
+
+// Elisions replace (or remove) one field's value, so the size change is the difference of the
+// values' JSON sizes: an entry is never re-serialized whole.
+
+/** The replacement for a field value and the change of its JSON size, or null when it would not shrink. */
+function replaceValue(value: unknown, replacement: (bytes: number) => string): { value: string; delta: number } | null {
+  if (value === undefined || value === null) return null; // an absent key would grow; null says nothing worth eliding
+  const encoded = jsonBytes(value);
+  const next = replacement(typeof value === 'string' ? utf8Length(value) : encoded);
+  const delta = jsonBytes(next) - encoded;
+  return delta < 0 ? { value: next, delta } : null;
+}
+
+function elideContent<T extends { content: unknown }>(item: T, note: (bytes: number) => string): Elided<T> | null {
+  const replaced = replaceValue(item.content, note);
+  return replaced ? { item: { ...item, content: replaced.value }, delta: replaced.delta } : null;
+}
+
+function elideArguments(calls: readonly ToolCall[]): Elided<ToolCall[]> | null {
+  let delta = 0;
+  const out = calls.map((call) => {
+    const replaced = replaceValue(call.argumentsJson, elidedArguments);
+    if (!replaced) return call;
+    delta += replaced.delta;
+    return { ...call, argumentsJson: replaced.value };
+  });
+  return delta < 0 ? { item: out, delta } : null;
+}
+
+function isDroppedCounts(value: unknown): value is DroppedCounts & { event: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  return v.event === DROPPED_EVENT && Number.isSafeInteger(v.droppedEntries) && Number.isSafeInteger(v.droppedTurns);
+}
+
+// ---- conversations ------------------------------------------------------------------------------
+
+/** Removes `receipts`: its key, colon, value and one comma (`role` is always there too). */
+function withoutReceipts(elided: Elided<ConversationEntry>): Elided<ConversationEntry> {
+  const { receipts, ...rest } = elided.item;
+  if (receipts === undefined) return elided;
+  return { item: rest, delta: elided.delta - (jsonBytes('receipts') + 1 + jsonBytes(receipts) + 1) };
+}
+
+const entryShape: Shape<ConversationEntry> = {
+  elide(entry, kind) {
+    switch (kind) {
+      case 'result':
+        return entry.role === 'tool' ? elideContent(entry, elisionNote) : null;
+      case 'args': {
+        if (entry.role !== 'assistant' || !entry.toolCalls || entry.toolCalls.length === 0) return null;
+        const toolCalls = elideArguments(entry.toolCalls);
+        return toolCalls ? { item: { ...entry, toolCalls: toolCalls.item }, delta: toolCalls.delta } : null;
+      }
+      case 'message':
+      case 'reply': {
+        // A dropped-turns note is kept as it is: it is small, and a later compaction merges its counts.
+        const applies = kind === 'message' ? entry.role === 'user' || (entry.role === 'system' && !isDroppedCounts(entry.content)) : entry.role === 'assistant';
+        if (!applies) return null;
+        const elided = withoutReceipts(elideContent(entry, kind === 'message' ? messageElisionNote : replyElisionNote) ?? { item: entry, delta: 0 });
+        return elided.delta < 0 ? elided : null;
+      }
+    }
+  },
+  isToolResult: (entry) => entry.role === 'tool',
+  droppedCounts: (entry) => (entry.role === 'system' && isDroppedCounts(entry.content) ? entry.content : null),
+  note: (counts, firstKept) => ({ role: 'system', content: droppedNoteContent(counts), turn: firstKept?.turn ?? 0 }),
+};
 
 /**
- * A conversation that fits `budget` (carried across continue-as-new, returned by queries, seeded
- * into forks): long contents of older turns are elided first (tool results, then messages, then
- * replies), then long tool results of the latest turn except its last two entries.
+ * A conversation within `budget` bytes (carried across continue-as-new, returned by queries,
+ * seeded into forks): see the module comment for the order. The current turn is the highest turn
+ * number; its last `keepLast` entries are elided only after everything older.
  */
-export function compactConversation(conversation: ConversationEntry[], budget: number = CARRIED_CONVERSATION_BUDGET): ConversationEntry[] {
-  let total = sizeOf(conversation);
-  if (total <= budget) return conversation;
-  const lastTurn = conversation.reduce((max, e) => Math.max(max, e.turn), 0);
-  const out = [...conversation];
-  const passes: ((e: ConversationEntry, i: number) => boolean)[] = [
-    (e) => e.role === 'tool' && e.turn < lastTurn,
-    (e) => e.role === 'user' && e.turn < lastTurn,
-    (e) => e.role === 'assistant' && e.turn < lastTurn,
-    (e, i) => e.role === 'tool' && i < out.length - 2,
-  ];
-  for (const eligible of passes) {
-    for (let i = 0; i < out.length && total > budget; i++) {
-      const e = out[i]!;
-      const size = sizeOf(e.content);
-      if (!eligible(e, i) || size < KEEP_BELOW) continue;
-      const note = elisionNote(size);
-      total -= size - note.length;
-      out[i] = { ...e, content: note };
+export function compactConversation(conversation: ConversationEntry[], budget: number = CARRIED_CONVERSATION_BUDGET_BYTES, keepLast = 2): ConversationEntry[] {
+  const turns = conversation.map((e) => e.turn);
+  const currentTurn = turns.reduce((max, t) => (t > max ? t : max), -Infinity);
+  return fit(conversation, budget, entryShape, { pinned: 0, keepLast, turns, currentTurn, what: 'the conversation' });
+}
+
+// ---- prompts ------------------------------------------------------------------------------------
+
+const DROPPED_NOTE_START = `${RUNTIME_NOTE_PREFIX}{"event":${JSON.stringify(DROPPED_EVENT)}`;
+
+const messageShape: Shape<ChatMessage> = {
+  elide(message, kind) {
+    switch (kind) {
+      case 'result':
+        return message.role === 'tool' ? elideContent(message, elisionNote) : null;
+      case 'args': {
+        if (message.role !== 'assistant' || !message.toolCalls || message.toolCalls.length === 0) return null;
+        const toolCalls = elideArguments(message.toolCalls);
+        return toolCalls ? { item: { ...message, toolCalls: toolCalls.item }, delta: toolCalls.delta } : null;
+      }
+      case 'message':
+        return message.role === 'user' && messageShape.droppedCounts(message) === null ? elideContent(message, messageElisionNote) : null;
+      case 'reply':
+        return message.role === 'assistant' ? elideContent(message, replyElisionNote) : null;
     }
-  }
-  return out;
+  },
+  isToolResult: (message) => message.role === 'tool',
+  droppedCounts(message) {
+    if (message.role !== 'user' || !message.content.startsWith(DROPPED_NOTE_START)) return null;
+    try {
+      const parsed: unknown = JSON.parse(message.content.slice(RUNTIME_NOTE_PREFIX.length));
+      return isDroppedCounts(parsed) ? parsed : null;
+    } catch {
+      return null;
+    }
+  },
+  note: (counts) => ({ role: 'user', content: renderRuntimeNote(droppedNoteContent(counts)) }),
+};
+
+/**
+ * The chat messages of one model call within `budget` bytes: see the module comment for the
+ * order. A leading system message (the policy) is kept whole; a turn starts at each user message
+ * that is not a runtime note; the last `keepLast` messages are elided only after everything older.
+ */
+export function fitPrompt(messages: ChatMessage[], budget: number = PROMPT_BUDGET_BYTES, keepLast = 1): ChatMessage[] {
+  let turn = 0;
+  const turns = messages.map((m) => (m.role === 'user' && !m.content.startsWith(RUNTIME_NOTE_PREFIX) ? ++turn : turn));
+  const pinned = messages[0]?.role === 'system' ? 1 : 0;
+  return fit(messages, budget, messageShape, { pinned, keepLast, turns, currentTurn: turn, what: 'the model call input' });
 }

@@ -21,6 +21,13 @@ function text(content: ConversationEntry['content']): string {
   return typeof content === 'string' ? content : JSON.stringify(content);
 }
 
+/** How a runtime note (a system entry) reaches the model: user text with this prefix. */
+export const RUNTIME_NOTE_PREFIX = '[runtime note] ';
+
+export function renderRuntimeNote(content: ConversationEntry['content']): string {
+  return `${RUNTIME_NOTE_PREFIX}${text(content)}`;
+}
+
 export function isForeignTeamRecord(entry: ConversationEntry, teamId: string): boolean {
   return entry.teamId !== undefined && entry.teamId !== teamId;
 }
@@ -59,7 +66,7 @@ export function assemblePrompt(input: PromptInput): ChatMessage[] {
       }
       case 'system':
         // Runtime notes mid-conversation go as user text: not every provider accepts late system messages.
-        messages.push({ role: 'user', content: `[runtime note] ${text(entry.content)}` });
+        messages.push({ role: 'user', content: renderRuntimeNote(entry.content) });
         break;
       default: {
         const _never: never = entry.role;

@@ -2,8 +2,10 @@
  * Prompt assembly (shared/agent/prompt.ts): the durable conversation becomes the chat messages of
  * the next model call. Pure, so examples plus a fast-check property over random conversations.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
-import { assemblePrompt, completedTurnPrefix, INTERRUPTED_CALL_RESULT, isForeignTeamRecord } from '../../shared/agent/prompt';
+import { CONVERSATION_TOO_LARGE, DROPPED_EVENT, compactConversation } from '../../shared/agent/budget';
+import { assemblePrompt, completedTurnPrefix, INTERRUPTED_CALL_RESULT, isForeignTeamRecord, renderRuntimeNote, RUNTIME_NOTE_PREFIX } from '../../shared/agent/prompt';
 import { parseRenderedInboxMessage, renderInboxMessage } from '../../shared/agent/transcript';
 import type { ConversationEntry } from '../../shared/definitions';
 import type { JsonValue } from '../../shared/json';
@@ -132,6 +134,19 @@ describe('assemblePrompt', () => {
       { role: 'user', content: '[runtime note] plain note' },
     ]);
     expect(messages.filter((m) => m.role === 'system')).toHaveLength(1);
+  });
+
+  test('renderRuntimeNote is how a system entry reaches the model, the dropped-turns note of the budget included', () => {
+    expect(RUNTIME_NOTE_PREFIX).toBe('[runtime note] ');
+    expect(renderRuntimeNote({ event: 'x' })).toBe('[runtime note] {"event":"x"}');
+    expect(renderRuntimeNote('plain')).toBe('[runtime note] plain');
+    const note = { event: DROPPED_EVENT, droppedEntries: 12, droppedTurns: 3 };
+    const messages = assemble([{ role: 'system', content: note, turn: 4 }, assistant(null, 4, [call('a')]), tool('a', 'A', 4)]);
+    expect(messages.slice(1)).toEqual([
+      { role: 'user', content: renderRuntimeNote(note) },
+      { role: 'assistant', content: null, toolCalls: [call('a')] },
+      { role: 'tool', toolCallId: 'a', content: 'A' },
+    ]);
   });
 
   test('tool call ids that repeat across turns are matched by position, not globally', () => {
@@ -366,6 +381,46 @@ describe('assemblePrompt property', () => {
         expect(all).not.toContain('stray «');
       }),
       { numRuns: 500 },
+    );
+  });
+
+  test('a compacted conversation still assembles: every kept call answered by its own result right after it', () => {
+    fc.assert(
+      fc.property(fc.array(blockArb, { maxLength: 40 }), fc.constantFrom(...TEAMS), fc.integer({ min: 200, max: 4_000 }), (blocks, teamId, budget) => {
+        const conversation = build(blocks);
+        let compacted: ConversationEntry[];
+        try {
+          compacted = compactConversation(conversation, budget);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ApplicationFailure);
+          expect((error as ApplicationFailure).type).toBe(CONVERSATION_TOO_LARGE);
+          return;
+        }
+        const messages = assemblePrompt({ system: SYSTEM, conversation: compacted, teamId });
+        expect(messages[0]).toEqual({ role: 'system', content: SYSTEM });
+        let i = 1;
+        while (i < messages.length) {
+          const message = messages[i]!;
+          expect(message.role === 'user' || message.role === 'assistant').toBe(true);
+          i += 1;
+          for (const c of message.role === 'assistant' ? (message.toolCalls ?? []) : []) {
+            expect(messages[i]).toMatchObject({ role: 'tool', toolCallId: c.id });
+            i += 1;
+          }
+        }
+        // The kept entries answer their calls exactly as they did before compaction.
+        const first = compacted[0];
+        const noted = first?.role === 'system' && typeof first.content === 'object' && first.content !== null && (first.content as Record<string, JsonValue>).event === DROPPED_EVENT;
+        const kept = noted ? compacted.slice(1) : compacted;
+        const suffix = conversation.slice(conversation.length - kept.length);
+        const before = assemblePrompt({ system: SYSTEM, conversation: suffix, teamId });
+        const answers = (ms: ChatMessage[]): string[] => ms.flatMap((m) => (m.role === 'tool' ? [`${m.toolCallId}:${m.content === INTERRUPTED_CALL_RESULT}`] : []));
+        expect(answers(messages)).toEqual(answers(before));
+        // Foreign records stay out: compaction never changes whose record an entry is.
+        expect(kept.map((e) => e.teamId)).toEqual(suffix.map((e) => e.teamId));
+        expect(first?.teamId === undefined || !noted).toBe(true);
+      }),
+      { numRuns: 300 },
     );
   });
 
