@@ -6,7 +6,7 @@
 import type { AgentStatus, CarriedLeadAgent, ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName, SubagentRecord, TeamLeadInput } from '../shared/definitions';
 import type { InboxMessage } from '../shared/inbox';
 import { LEAD } from '../shared/team';
-import { compactConversation } from '../shared/agent/budget';
+import { QUERIED_CONVERSATION_BUDGET_BYTES, compactConversation, compactConversationOrDrop } from '../shared/agent/budget';
 import { completedTurnPrefix } from '../shared/agent/prompt';
 
 /** Senders whose messages are not Team records (the operator's prompts). */
@@ -85,7 +85,7 @@ export class LeadAgentState {
     return {
       subagents: this.subagents,
       nextSubagent: this.nextSubagent,
-      conversation: compactConversation(this.conversation, conversationBudget),
+      conversation: compactConversationOrDrop(this.conversation, conversationBudget),
       turns: this.turns,
       cwd: this.cwd,
       status: this.status,
@@ -108,7 +108,7 @@ export class LeadAgentState {
       openTasksAtAnswer: this.openTasksAtAnswer,
       lastError: this.lastError,
       // A query result is a payload too: long old contents are elided to stay within its limit.
-      conversation: compactConversation(this.conversation),
+      conversation: compactConversationOrDrop(this.conversation, QUERIED_CONVERSATION_BUDGET_BYTES),
     };
   }
 }

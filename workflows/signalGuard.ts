@@ -64,7 +64,9 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
     (...args: Args): Ret | Promise<Ret> => {
       try {
         const result = handler(...args);
-        return typeAsyncFailures && result instanceof Promise ? result.catch((error: unknown) => Promise.reject(typedFailure(error))) : result;
+        return typeAsyncFailures && result instanceof Promise ? result.catch((error: unknown) => {
+              throw typedFailure(error);
+            }) : result;
       } catch (error) {
         throw typedFailure(error);
       }
@@ -85,8 +87,8 @@ export const TEAM_INTERNAL_ERROR = 'TeamInternalError';
 /** Runs started before async Update failures were typed replay without it. */
 export const TYPED_UPDATE_FAILURES_PATCH = 'typed-update-failures-v1';
 
-function typedFailure(error: unknown): unknown {
-  if (error instanceof ApplicationFailure || isCancellation(error)) return error;
+function typedFailure(error: unknown): Error {
+  if (error instanceof ApplicationFailure || isCancellation(error)) return error as Error;
   const message = error instanceof Error ? error.message : String(error);
   return ApplicationFailure.create({
     type: TEAM_INTERNAL_ERROR,

@@ -9,7 +9,6 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import { z } from 'zod';
 import type {
   CarriedLeadState,
-  EdgeWatch,
   InterruptTeammateRequest,
   LiveStatus,
   ReadTaskRequest,

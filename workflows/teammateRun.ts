@@ -5,7 +5,7 @@
 import type { CarriedTeammateState, ConversationEntry, LiveStatus, SendOutcome, TeammateInput, TeammateStateView } from '../shared/definitions';
 import type { InboxMessage, InboxState } from '../shared/inbox';
 import { emptyInbox, receive, takePending } from '../shared/inbox';
-import { compactConversation } from '../shared/agent/budget';
+import { compactConversationOrDrop } from '../shared/agent/budget';
 import { jsonProblem } from '../shared/json';
 import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../shared/limits';
 import { noIgnoredSignals, type IgnoredSignals } from '../shared/signalPayloads';
@@ -141,7 +141,7 @@ export class TeammateRun {
   }
 
   carry(): CarriedTeammateState {
-    return { inbox: this.inbox, conversation: compactConversation(this.conversation), turns: this.turns, interruptedTurns: this.interruptedTurns, continuedRuns: this.continuedRuns + 1, cwd: this.cwd, settled: this.settled };
+    return { inbox: this.inbox, conversation: compactConversationOrDrop(this.conversation), turns: this.turns, interruptedTurns: this.interruptedTurns, continuedRuns: this.continuedRuns + 1, cwd: this.cwd, settled: this.settled };
   }
 
   view(): TeammateStateView {
@@ -155,7 +155,7 @@ export class TeammateRun {
       consumed: this.inbox.consumed,
       seenMessageIds: this.inbox.seen,
       // A query result is a payload too: long old contents are elided to stay within its limit.
-      conversation: compactConversation(this.conversation),
+      conversation: compactConversationOrDrop(this.conversation), // the carried budget: the view also holds the inbox and seen ids
       continuedRuns: this.continuedRuns,
       cwd: this.cwd,
       settled: this.settled,

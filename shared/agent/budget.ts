@@ -330,3 +330,18 @@ export function fitPrompt(messages: ChatMessage[], budget: number = PROMPT_BUDGE
   const pinned = messages[0]?.role === 'system' ? 1 : 0;
   return fit(messages, budget, messageShape, { pinned, keepLast, turns, currentTurn: turn, what: 'the model call input' });
 }
+
+/**
+ * compactConversation for places that must not fail (continue-as-new, queries): if not even the
+ * newest entry fits, the whole conversation is replaced by one runtime note saying so, rather
+ * than a workflow failure. The turn that produced such an entry has already failed on its own.
+ */
+export function compactConversationOrDrop(conversation: ConversationEntry[], budget: number = CARRIED_CONVERSATION_BUDGET_BYTES): ConversationEntry[] {
+  try {
+    return compactConversation(conversation, budget);
+  } catch (error) {
+    if (!(error instanceof ApplicationFailure) || error.type !== CONVERSATION_TOO_LARGE) throw error;
+    const turn = conversation.reduce((max, e) => Math.max(max, e.turn), 0);
+    return [{ role: 'system', content: droppedNoteContent({ droppedEntries: conversation.length, droppedTurns: turn }), turn }];
+  }
+}
