@@ -3,6 +3,7 @@ import type { ConversationEntry, LeadAgentView, LiveStatus } from '../shared/def
 import type { JsonValue } from '../shared/json';
 import type { TaskView, TeamView } from '../shared/team';
 import type { TeamEdge } from '../shared/teamEdges';
+import type { TeamHealth } from '../client/deadlines';
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
@@ -104,4 +105,21 @@ export function webUiLink(address: string, namespace: string, workflowId: string
     else if (host.endsWith('.tmprl.cloud')) base = 'https://cloud.temporal.io';
   }
   return base ? `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : null;
+}
+
+/** `agent-teams status`: the Lead's run, its task queue and workers, its workflow task, and the advice. */
+export function formatHealth(health: TeamHealth, advice: string, webUi: string | null): string {
+  const pollers = health.pollers === null ? 'workers polling it: unknown' : `${health.pollers} worker${health.pollers === 1 ? '' : 's'} polling it`;
+  let task = 'workflow task: none pending';
+  if (health.workflowTaskAttempt !== null) {
+    task = health.workflowTaskAttempt > 1 ? `workflow task: failing, attempt ${health.workflowTaskAttempt}` : 'workflow task: pending (attempt 1)';
+    if (health.lastWorkflowTaskFailure) task += `\nlast workflow task failure: ${health.lastWorkflowTaskFailure}`;
+  }
+  return [
+    `Team ${health.teamId}: ${health.status} (run ${health.runId}, ${health.historyLength} history events)`,
+    `task queue: ${health.taskQueue} (${pollers})`,
+    task,
+    `next: ${advice}`,
+    `Web UI: ${webUi ?? `set TEMPORAL_UI_URL to print a link (workflow id ${health.teamId})`}`,
+  ].join('\n');
 }

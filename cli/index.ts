@@ -3,23 +3,28 @@
  * `agent-teams` (npm run cli --): drive Teams on a Temporal cluster. Connection settings follow
  * Temporal's environment configuration (a TEMPORAL_PROFILE profile of the TOML config file, then
  * TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS / API key variables; see client/connection.ts) and can
- * be overridden with --address / --namespace. Every error says what to do next.
+ * be overridden with --address / --namespace. Every command has a deadline (--timeout; see
+ * cli/timeouts.ts) and every error says what to do next.
  */
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { Command, InvalidArgumentError } from 'commander';
 import { connectionOptionsFromEnv } from '../client/connection';
-import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TeamClient } from '../client/teamClient';
+import { runBefore } from '../client/deadlines';
+import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TEAM_CALL_TIMED_OUT, TeamCallTimedOut, TeamClient, healthAdvice } from '../client/teamClient';
 import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAgentOptions, type LeadAgentView, type ProfileName } from '../shared/definitions';
 import type { JsonValue } from '../shared/json';
 import { LEAD, type TaskMutationResult, type TaskStatus } from '../shared/team';
-import { formatAgentView, formatConversation, formatEdge, formatRoster, formatTasks, progressLine, webUiLink } from './format';
+import { formatAgentView, formatConversation, formatEdge, formatHealth, formatRoster, formatTasks, progressLine, webUiLink } from './format';
+import { DEFAULT_TIMEOUT_S, cliTimeoutMessage, commandPlan, parseSeconds, type CommandKind } from './timeouts';
 
 interface GlobalOptions {
   address?: string;
   namespace?: string;
   as: string;
   json?: boolean;
+  /** Seconds: the command's deadline (with --wait: how long to wait for the answer; watch: each wait's margin). */
+  timeout?: number;
 }
 
 /** Where the CLI is connected (for Web UI links and messages). */
@@ -34,17 +39,35 @@ const program = new Command()
   .option('--address <host:port>', 'Temporal frontend (default: $TEMPORAL_ADDRESS, the $TEMPORAL_PROFILE profile, or localhost:7233)')
   .option('--namespace <name>', 'namespace (default: $TEMPORAL_NAMESPACE, the $TEMPORAL_PROFILE profile, or default)')
   .option('--as <member>', 'act as this member (the operator is the Lead)', LEAD)
-  .option('--json', 'print JSON instead of tables');
+  .option('--json', 'print JSON instead of tables')
+  .option(
+    '--timeout <seconds>',
+    `the command's deadline, then it ends with an error saying what to do (default ${DEFAULT_TIMEOUT_S.read}s for reads, ${DEFAULT_TIMEOUT_S.change}s for changes, ${DEFAULT_TIMEOUT_S.dispose}s for dispose); with --wait: how long to wait for the answer (default ${DEFAULT_TIMEOUT_S.wait}s); watch: how late each of its waits may answer`,
+    parseSeconds,
+  );
 
-async function withTeam<T>(teamId: string, run: (team: TeamClient, options: GlobalOptions, target: Target) => Promise<T>): Promise<T> {
+/**
+ * Connects, attaches to the Team with the command's deadlines (see commandPlan) and runs the
+ * command within its deadline. `answerBy` (epoch ms): when a --wait command stops waiting.
+ */
+async function withTeam<T>(
+  teamId: string,
+  kind: CommandKind,
+  run: (team: TeamClient, options: GlobalOptions, target: Target, answerBy: number) => Promise<T>,
+  watchForS?: number,
+): Promise<T> {
   const options = program.opts<GlobalOptions>();
+  const plan = commandPlan(kind, options.timeout, watchForS);
+  const started = Date.now();
+  const end = plan.commandMs === null ? Number.POSITIVE_INFINITY : started + plan.commandMs;
+  const answerBy = started + (plan.waitMs ?? plan.commandMs ?? 0);
   const env = connectionOptionsFromEnv();
   const address = options.address ?? env.address;
   const namespace = options.namespace ?? env.namespace;
   const { namespace: _namespace, ...connectionOptions } = env;
   let connection: Connection;
   try {
-    connection = await Connection.connect({ ...connectionOptions, address, connectTimeout: 5_000 });
+    connection = await Connection.connect({ ...connectionOptions, address, connectTimeout: Math.max(1, Math.min(5_000, end - Date.now())) });
   } catch (error) {
     throw failure(
       'TemporalUnreachable',
@@ -53,8 +76,11 @@ async function withTeam<T>(teamId: string, run: (team: TeamClient, options: Glob
   }
   try {
     const client = new Client({ connection, namespace });
-    return await run(TeamClient.attach(client, teamId, options.as), options, { address, namespace });
+    const team = TeamClient.attach(client, teamId, options.as, plan.deadlines);
+    const command = (): Promise<T> => run(team, options, { address, namespace }, answerBy);
+    return await (Number.isFinite(end) ? runBefore(end, command) : command());
   } catch (error) {
+    if (error instanceof TeamCallTimedOut) throw failure(TEAM_CALL_TIMED_OUT, cliTimeoutMessage(error));
     if (error instanceof WorkflowNotFoundError) {
       throw failure('TeamNotFound', `no Team ${teamId} in namespace ${namespace} (${error.message}); check the id and namespace, or start it with \`agent-teams start ${teamId}\``);
     }
@@ -85,13 +111,6 @@ function messageContent(text: string): JsonValue {
   }
 }
 
-/** Seconds (integer > 0) for --timeout. */
-function seconds(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`"${value}" is not a positive number of seconds`);
-  return n;
-}
-
 function profileName(value: string): ProfileName {
   if ((PROFILE_NAMES as readonly string[]).includes(value)) return value as ProfileName;
   throw new InvalidArgumentError(`unknown tool profile "${value}"; use one of: ${PROFILE_NAMES.join(', ')} (default: no Team tools; team: the Team tools)`);
@@ -104,10 +123,7 @@ interface AgentFlags {
   cwd?: string;
   checkoutQueue?: string;
   wait?: boolean;
-  timeout: number;
 }
-
-const DEFAULT_ANSWER_TIMEOUT_S = 1800;
 
 /** Adds the Lead-agent options (start, fork). */
 function withAgentOptions(command: Command): Command {
@@ -117,8 +133,7 @@ function withAgentOptions(command: Command): Command {
     .option('--model <name>', "the Lead's model (and the teammates' default); default: the worker's configured model")
     .option('--cwd <dir>', 'directory the Lead (and every member) starts in, relative to the checkout root (default: .)')
     .option('--checkout-queue <taskQueue>', "task queue of the worker holding the checkout, where work tools run (default: the Team's task queue)")
-    .option('--wait', "wait for the Lead agent's final answer (progress on stderr), then print it")
-    .option('--timeout <seconds>', 'with --wait: give up waiting after this long (the Team keeps working)', seconds, DEFAULT_ANSWER_TIMEOUT_S);
+    .option('--wait', "wait for the Lead agent's final answer (progress on stderr), then print it; --timeout: for how long (default 1800s)");
 }
 
 /** The Lead-agent options from the flags; agent-only flags without --prompt are an error. */
@@ -161,24 +176,25 @@ function printWebUi(options: GlobalOptions, target: Target, teamId: string, link
 }
 
 /** After start/fork: what was started and the Web UI link, then (with --wait) the Lead's answer. */
-async function announceStarted(team: TeamClient, options: GlobalOptions, target: Target, opts: { wait?: boolean; timeout: number }, payload: { teamId: string } & Record<string, unknown>, line: () => string): Promise<void> {
+async function announceStarted(team: TeamClient, options: GlobalOptions, target: Target, opts: { wait?: boolean }, answerBy: number, payload: { teamId: string } & Record<string, unknown>, line: () => string): Promise<void> {
   const link = webUiLink(target.address, target.namespace, payload.teamId);
   if (!(options.json && opts.wait)) print(options, { ...payload, webUi: link }, line);
   printWebUi(options, target, payload.teamId, link);
-  if (opts.wait) await waitAndPrintAnswer(team, options, opts.timeout);
+  if (opts.wait) await waitAndPrintAnswer(team, options, answerBy);
 }
 
 /**
- * Waits for the Lead agent's final answer, printing progress to stderr, then prints the answer
- * (the LeadAgentView with --json). A timeout says how to carry on.
+ * Waits until `answerBy` (epoch ms) for the Lead agent's final answer, printing progress to
+ * stderr, then prints the answer (the LeadAgentView with --json). A timeout says how to carry on.
  */
-async function waitAndPrintAnswer(team: TeamClient, options: GlobalOptions, timeoutS: number, afterMessageId?: string): Promise<LeadAgentView> {
+async function waitAndPrintAnswer(team: TeamClient, options: GlobalOptions, answerBy: number, afterMessageId?: string): Promise<LeadAgentView> {
   const last: { status?: string; turns?: number } = {};
-  console.error(`waiting for ${team.teamId}'s Lead agent to answer (up to ${timeoutS}s; Ctrl-C stops waiting, not the Team)…`);
+  const timeoutMs = Math.max(1, answerBy - Date.now());
+  console.error(`waiting for ${team.teamId}'s Lead agent to answer (up to ${Math.round(timeoutMs / 1000)}s; Ctrl-C stops waiting, not the Team)…`);
   let view: LeadAgentView;
   try {
     view = await team.waitForAnswer({
-      timeoutMs: timeoutS * 1000,
+      timeoutMs,
       ...(afterMessageId !== undefined ? { afterMessageId } : {}),
       onProgress: (current, edge) => {
         const line = progressLine(current, edge, last);
@@ -189,7 +205,7 @@ async function waitAndPrintAnswer(team: TeamClient, options: GlobalOptions, time
     if (error instanceof ApplicationFailure && error.type === LEAD_ANSWER_TIMEOUT) {
       throw ApplicationFailure.create({
         type: LEAD_ANSWER_TIMEOUT,
-        message: `${error.message.replace(/: wait again, or read its conversation$/, '')}; wait again: agent-teams answer ${team.teamId} --wait, or read it: agent-teams conversation ${team.teamId}`,
+        message: `${error.message.replace(/: wait again, or read its conversation$/, '')}; wait again: agent-teams answer ${team.teamId} --wait [--timeout <seconds>], or read it: agent-teams conversation ${team.teamId}`,
         details: error.details ?? [],
         nonRetryable: true,
       });
@@ -208,9 +224,9 @@ withAgentOptions(
     .option('--max-members <n>', 'roster limit', (v) => Number.parseInt(v, 10)),
 ).action(async (teamId: string, opts: AgentFlags & { taskQueue: string; maxMembers?: number }) => {
   const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue', '--wait']);
-  await withTeam(teamId, async (team, options, target) => {
-    await TeamClient.start(team.client, { teamId, taskQueue: opts.taskQueue, ...(opts.maxMembers ? { maxMembers: opts.maxMembers } : {}), ...(agent ? { agent } : {}) });
-    await announceStarted(team, options, target, opts, { teamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
+  await withTeam(teamId, opts.wait ? 'wait' : 'change', async (team, options, target, answerBy) => {
+    await TeamClient.start(team.client, { teamId, taskQueue: opts.taskQueue, ...(opts.maxMembers ? { maxMembers: opts.maxMembers } : {}), ...(agent ? { agent } : {}), deadlines: team.deadlines });
+    await announceStarted(team, options, target, opts, answerBy, { teamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
       agent
         ? `started Team ${teamId} on task queue ${opts.taskQueue}: ${describeAgent(agent)}; next: agent-teams answer ${teamId} --wait`
         : `started Team ${teamId} on task queue ${opts.taskQueue}; next: agent-teams spawn ${teamId} <name> <message>`,
@@ -222,28 +238,26 @@ program
   .command('prompt <teamId> <text>')
   .description("a follow-up prompt to the Lead agent (starts its next turn); prints the inbox acceptance")
   .option('--id <messageId>', 'stable message id (a retry with the same id is taken once)')
-  .option('--wait', 'then wait for the answer to this prompt (progress on stderr) and print it')
-  .option('--timeout <seconds>', 'with --wait: give up waiting after this long (the Team keeps working)', seconds, DEFAULT_ANSWER_TIMEOUT_S)
-  .action(async (teamId: string, text: string, opts: { id?: string; wait?: boolean; timeout: number }) => {
+  .option('--wait', 'then wait for the answer to this prompt (progress on stderr) and print it; --timeout: for how long (default 1800s)')
+  .action(async (teamId: string, text: string, opts: { id?: string; wait?: boolean }) => {
     if (text.trim() === '') throw new InvalidArgumentError('the prompt is empty; give the Lead something to do');
-    await withTeam(teamId, async (team, options) => {
+    await withTeam(teamId, opts.wait ? 'wait' : 'change', async (team, options, _target, answerBy) => {
       const acceptance = await team.promptLead(text, ...(opts.id ? [opts.id] : []));
       if (!(options.json && opts.wait)) {
         print(options, acceptance, () => `accepted ${acceptance.messageId} into the Lead's inbox (${acceptance.targetStatus})${opts.wait ? '' : `; next: agent-teams answer ${teamId} --wait`}`);
       }
-      if (opts.wait) await waitAndPrintAnswer(team, options, opts.timeout, acceptance.messageId);
+      if (opts.wait) await waitAndPrintAnswer(team, options, answerBy, acceptance.messageId);
     });
   });
 
 program
   .command('answer <teamId>')
   .description("the Lead agent's status and final answer (--json: the whole LeadAgentView)")
-  .option('--wait', 'wait for the final answer (progress on stderr)')
-  .option('--timeout <seconds>', 'with --wait: give up waiting after this long (the Team keeps working)', seconds, DEFAULT_ANSWER_TIMEOUT_S)
-  .action(async (teamId: string, opts: { wait?: boolean; timeout: number }) => {
-    await withTeam(teamId, async (team, options) => {
+  .option('--wait', 'wait for the final answer (progress on stderr); --timeout: for how long (default 1800s)')
+  .action(async (teamId: string, opts: { wait?: boolean }) => {
+    await withTeam(teamId, opts.wait ? 'wait' : 'read', async (team, options, _target, answerBy) => {
       if (opts.wait) {
-        await waitAndPrintAnswer(team, options, opts.timeout);
+        await waitAndPrintAnswer(team, options, answerBy);
         return;
       }
       const view = await team.agentState();
@@ -257,7 +271,7 @@ program
   .option('--last <n>', 'only the last n entries', (v) => Number.parseInt(v, 10))
   .option('--full', 'print whole contents instead of one truncated line per entry')
   .action(async (teamId: string, member: string | undefined, opts: { last?: number; full?: boolean }) => {
-    await withTeam(teamId, async (team, options) => {
+    await withTeam(teamId, 'read', async (team, options) => {
       let conversation: ConversationEntry[];
       let operatorDriven = false;
       if (member && member !== LEAD) {
@@ -283,13 +297,24 @@ withAgentOptions(
     .option('--task-queue <queue>', 'task queue of the workers', process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE),
 ).action(async (sourceTeamId: string, newTeamId: string, opts: AgentFlags & { taskQueue: string }) => {
   const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue']);
-  await withTeam(newTeamId, async (team, options, target) => {
-    await TeamClient.forkRoot(team.client, { sourceTeamId, teamId: newTeamId, taskQueue: opts.taskQueue, ...(agent ? { agent } : {}) });
-    await announceStarted(team, options, target, opts, { teamId: newTeamId, forkOf: sourceTeamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
+  await withTeam(newTeamId, opts.wait ? 'wait' : 'change', async (team, options, target, answerBy) => {
+    await TeamClient.forkRoot(team.client, { sourceTeamId, teamId: newTeamId, taskQueue: opts.taskQueue, ...(agent ? { agent } : {}), deadlines: team.deadlines });
+    await announceStarted(team, options, target, opts, answerBy, { teamId: newTeamId, forkOf: sourceTeamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
       `forked ${sourceTeamId} into new Team ${newTeamId} on task queue ${opts.taskQueue}${agent ? `: ${describeAgent(agent, sourceTeamId)}` : ''}; next: agent-teams ${agent ? `answer ${newTeamId} --wait` : `prompt ${newTeamId} <text>`}`,
     );
   });
 });
+
+program
+  .command('status <teamId>')
+  .description("the Lead's run as the server sees it, without a worker: status, task queue, workers polling it, failing workflow tasks, and what to do next")
+  .action(async (teamId: string) => {
+    await withTeam(teamId, 'read', async (team, options, target) => {
+      const health = await team.health();
+      const link = webUiLink(target.address, target.namespace, teamId);
+      print(options, { ...health, advice: healthAdvice(health, 'status'), webUi: link }, () => formatHealth(health, healthAdvice(health, 'status'), link));
+    });
+  });
 
 program
   .command('spawn <teamId> <name> <message>')
@@ -297,7 +322,7 @@ program
   .option('--fork', 'fork context instead of fresh')
   .option('--model <model>', 'model for this teammate')
   .action(async (teamId: string, name: string, message: string, opts: { fork?: boolean; model?: string }) => {
-    await withTeam(teamId, async (team, options) => {
+    await withTeam(teamId, 'change', async (team, options) => {
       const result = await team.spawnTeammate({ name, message: messageContent(message), context: opts.fork ? 'fork' : 'fresh', ...(opts.model ? { model: opts.model } : {}) });
       print(options, result, () => `${result.member.name}: ${result.member.phase} (workflow ${result.member.workflowId})${result.member.failure ? ` — ${result.member.failure}` : ''}`);
     });
@@ -308,7 +333,7 @@ program
   .description('send a message (JSON or text) to a teammate or "lead"; prints inbox acceptance')
   .option('--id <messageId>', 'stable message id (a retry with the same id is delivered once)')
   .action(async (teamId: string, to: string, message: string, opts: { id?: string }) => {
-    await withTeam(teamId, async (team, options) => {
+    await withTeam(teamId, 'change', async (team, options) => {
       const acceptance = await team.sendMessage(to, messageContent(message), ...(opts.id ? [opts.id] : []));
       print(options, acceptance, () => `accepted ${acceptance.messageId} into ${acceptance.to}'s inbox (${acceptance.targetPhase}, ${acceptance.targetStatus})`);
     });
@@ -318,7 +343,7 @@ program
   .command('roster <teamId>')
   .description('list the Lead and every teammate with phase and live status')
   .action(async (teamId: string) => {
-    await withTeam(teamId, async (team, options) => {
+    await withTeam(teamId, 'read', async (team, options) => {
       const [view, live] = await Promise.all([team.view(), team.liveStatus()]);
       print(options, { lead: view.lead, members: view.members, live }, () => formatRoster(view, live));
     });
@@ -328,7 +353,7 @@ program
   .command('tasks <teamId>')
   .description('list the task board (non-deleted tasks, readiness, write-scope overlaps)')
   .action(async (teamId: string) => {
-    await withTeam(teamId, async (team, options) => {
+    await withTeam(teamId, 'read', async (team, options) => {
       const view = await team.view();
       print(options, view.tasks, () => formatTasks(view.tasks));
     });
@@ -346,24 +371,24 @@ task
   .option('--deps <ids>', 'comma-separated task ids this depends on', ids, [] as number[])
   .option('--scopes <paths>', 'comma-separated advisory write scopes', list, [] as string[])
   .action(async (teamId: string, subject: string, opts: { description: string; deps: number[]; scopes: string[] }) => {
-    await withTeam(teamId, async (team, options) => printTask(options, await team.createTask({ subject, description: opts.description, dependencies: opts.deps, writeScopes: opts.scopes })));
+    await withTeam(teamId, 'change', async (team, options) => printTask(options, await team.createTask({ subject, description: opts.description, dependencies: opts.deps, writeScopes: opts.scopes })));
   });
 task
   .command('claim <teamId> <taskId> <expectedRevision>')
   .action(async (teamId: string, taskId: string, revision: string) => {
-    await withTeam(teamId, async (team, options) => printTask(options, await team.claimTask({ taskId: Number(taskId), expectedRevision: Number(revision) })));
+    await withTeam(teamId, 'change', async (team, options) => printTask(options, await team.claimTask({ taskId: Number(taskId), expectedRevision: Number(revision) })));
   });
 task
   .command('status <teamId> <taskId> <expectedRevision> <status>')
   .description('pending | in_progress | completed | cancelled (see the status table in README)')
   .action(async (teamId: string, taskId: string, revision: string, status: TaskStatus) => {
-    await withTeam(teamId, async (team, options) => printTask(options, await team.transitionTask({ taskId: Number(taskId), expectedRevision: Number(revision), status })));
+    await withTeam(teamId, 'change', async (team, options) => printTask(options, await team.transitionTask({ taskId: Number(taskId), expectedRevision: Number(revision), status })));
   });
 task
   .command('assign <teamId> <taskId> <expectedRevision> <owner>')
   .description('Lead only; owner "none" releases the task')
   .action(async (teamId: string, taskId: string, revision: string, owner: string) => {
-    await withTeam(teamId, async (team, options) =>
+    await withTeam(teamId, 'change', async (team, options) =>
       printTask(options, await team.assignTask({ taskId: Number(taskId), expectedRevision: Number(revision), owner: owner === 'none' ? null : owner })),
     );
   });
@@ -372,7 +397,7 @@ program
   .command('inbox <teamId>')
   .description("take the messages waiting in the Lead's inbox (Lead only)")
   .action(async (teamId: string) => {
-    await withTeam(teamId, async (team, options) => {
+    await withTeam(teamId, 'change', async (team, options) => {
       const messages = await team.readLeadInbox();
       print(options, messages, () => (messages.length === 0 ? '(no messages)' : messages.map((m) => `${m.from}: ${JSON.stringify(m.content)}`).join('\n')));
     });
@@ -381,23 +406,28 @@ program
 program
   .command('watch <teamId>')
   .description('print roster, mailbox, task and status edges as they happen (durable waits, no polling)')
-  .option('--for <seconds>', 'stop after this long', (v) => Number.parseInt(v, 10))
+  .option('--for <seconds>', 'stop after this long (default: until Ctrl-C); each wait ends within its length plus --timeout (default 30s)', parseSeconds)
   .action(async (teamId: string, opts: { for?: number }) => {
-    await withTeam(teamId, async (team, options) => {
-      const until = opts.for ? Date.now() + opts.for * 1000 : Number.POSITIVE_INFINITY;
-      console.error(`watching ${teamId} (Ctrl-C to stop)…`);
-      while (Date.now() < until) {
-        const result = await team.waitForEdge(Math.max(1, Math.min(60_000, until - Date.now())));
-        if (result.woke === 'edge') print(options, result.edge, () => formatEdge(result.edge));
-      }
-    });
+    await withTeam(
+      teamId,
+      'watch',
+      async (team, options) => {
+        const until = opts.for !== undefined ? Date.now() + opts.for * 1000 : Number.POSITIVE_INFINITY;
+        console.error(`watching ${teamId} (Ctrl-C to stop)…`);
+        while (Date.now() < until) {
+          const result = await team.waitForEdge(Math.max(1, Math.min(60_000, until - Date.now())));
+          if (result.woke === 'edge') print(options, result.edge, () => formatEdge(result.edge));
+        }
+      },
+      opts.for,
+    );
   });
 
 program
   .command('interrupt <teamId> <name>')
   .description("cancel a teammate's current turn (Lead only); its inbox and tasks are untouched")
   .action(async (teamId: string, name: string) => {
-    await withTeam(teamId, async (team, options) => {
+    await withTeam(teamId, 'change', async (team, options) => {
       const result = await team.interruptTeammate(name);
       print(options, result, () => `interrupted ${name} (was ${result.statusAtInterrupt})`);
     });
@@ -407,7 +437,7 @@ program
   .command('dispose <teamId>')
   .description('close admission, stop every teammate and finish the Team (Lead only)')
   .action(async (teamId: string) => {
-    await withTeam(teamId, async (team, options) => {
+    await withTeam(teamId, 'dispose', async (team, options) => {
       console.error(`disposing ${teamId}: stopping teammates…`);
       const view = await team.dispose();
       print(options, view, () => `disposed ${teamId}: ${view.members.map((m) => `${m.name} ${m.phase}`).join(', ') || 'no teammates'}`);

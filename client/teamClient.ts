@@ -1,6 +1,8 @@
 /**
  * The typed client over the Temporal client SDK: start a Team (its Lead workflow), then drive it
  * through the wire contract in shared/definitions.ts. Used by the CLI, the demo, tests and benchmarks.
+ * Every call has a deadline and ends by it (client/deadlines.ts): with its result, a typed
+ * rejection, or TeamCallTimedOut saying what to do next.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -13,7 +15,7 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
-import { Semaphore } from 'async-mutex';
+import { Semaphore, withTimeout } from 'async-mutex';
 import * as defs from '../shared/definitions';
 import { TEAM_CLOSED, TEAM_ROLLING_OVER } from '../shared/failures';
 import { AGENT_TEAM_ID, AGENT_TEAM_ROLE } from '../shared/searchAttributes';
@@ -23,6 +25,22 @@ import type { InboxMessage } from '../shared/inbox';
 import type { JsonValue } from '../shared/json';
 import type { EdgeKind, TeamEdge } from '../shared/teamEdges';
 import type { teamLead } from '../workflows/teamLead';
+import {
+  type CallOptions,
+  type TeamDeadlines,
+  type TeamHealth,
+  DeadlineReached,
+  TeamCallTimedOut,
+  checkDeadlineMs,
+  deadlineFrom,
+  diagnosisReserveMs,
+  isDeadlineError,
+  resolveDeadlines,
+  runBefore,
+} from './deadlines';
+import { readTeamHealth } from './health';
+
+export { DEFAULT_DEADLINES, TEAM_CALL_TIMED_OUT, TeamCallTimedOut, healthAdvice, resolveDeadlines, withinDeadline, type CallOptions, type TeamDeadlines, type TeamHealth } from './deadlines';
 
 export interface StartTeamOptions {
   teamId: string;
@@ -33,6 +51,8 @@ export interface StartTeamOptions {
   legacyMailbox?: unknown[];
   /** Makes the Lead an agent (opening prompt, profile, model, cwd, checkout queue); absent = operator-driven. */
   agent?: defs.LeadAgentOptions;
+  /** The returned client's deadlines (and the start call's), over the defaults. */
+  deadlines?: Partial<TeamDeadlines>;
 }
 
 export interface ForkRootOptions {
@@ -46,10 +66,15 @@ export interface ForkRootOptions {
    * new Lead gets only the forked conversation (what it does then is the workflow's rule).
    */
   agent?: defs.LeadAgentOptions;
+  /** The deadlines of the source read, the start and the returned client, over the defaults. */
+  deadlines?: Partial<TeamDeadlines>;
 }
 
 export interface WaitForAnswerOptions {
-  /** Give up (LeadAnswerTimeout) after this long. */
+  /**
+   * Give up (LeadAnswerTimeout) after this long. The call ends within this plus the client's
+   * `waitMarginMs`; a Lead that stops answering ends it sooner, with TeamCallTimedOut from a read.
+   */
   timeoutMs: number;
   /** Called after the first read and after every wake: the Lead agent as it is now, and the edge that woke the wait (null: first read, timeout, rollover). */
   onProgress?: (view: defs.LeadAgentView, edge: TeamEdge | null) => void;
@@ -76,18 +101,18 @@ export const FORK_TOO_LARGE = 'ForkTooLarge';
 const DEFAULT_WAIT_SLICE_MS = 30_000;
 /** The server rejects payloads over 2 MB (default blob size limit); stay well below. */
 const MAX_FORK_INPUT_BYTES = 1_500_000;
+/** A deadline error this close to the call's gRPC deadline is that deadline (the server answers a little early). */
+const DEADLINE_SLACK_MS = 250;
 
-/** A `waitForEdge` the Lead has admitted; `result` settles when it wakes. */
+/** A `waitForEdge` the Lead has admitted; `result` settles when it wakes, or fails shortly before `end`. */
 interface AdmittedWait {
   result: Promise<defs.WaitResult>;
-}
-
-export interface RetryOptions {
-  /** Total time to keep retrying a retriable rejection (rolling over, run closing) before giving up. */
+  updateId: string;
+  /** The wait's deadline: its timeout plus the margin (ms, from when it was started). */
   deadlineMs: number;
+  /** Epoch ms by which the wait ends, diagnosis of a Lead that did not answer it included. */
+  end: number;
 }
-
-const DEFAULT_RETRY: RetryOptions = { deadlineMs: 60_000 };
 
 /**
  * The server admits 10 in-flight Updates per workflow and answers the 11th with
@@ -97,13 +122,33 @@ const DEFAULT_RETRY: RetryOptions = { deadlineMs: 60_000 };
  */
 export const MAX_IN_FLIGHT_UPDATES_PER_TEAM = 8;
 const inFlight = new Map<string, Semaphore>();
-/** Runs `call` once fewer than MAX_IN_FLIGHT_UPDATES_PER_TEAM Updates to `workflowId` are in flight from this process. */
-export function withUpdateSlot<T>(workflowId: string, call: () => Promise<T>): Promise<T> {
-  return semaphoreFor(workflowId).runExclusive(call);
+/**
+ * Runs `call` once fewer than MAX_IN_FLIGHT_UPDATES_PER_TEAM Updates to `workflowId` are in flight
+ * from this process. With `notAfter` (epoch ms), waiting for a slot ends then with DeadlineReached.
+ */
+export async function withUpdateSlot<T>(workflowId: string, call: () => Promise<T>, notAfter?: number): Promise<T> {
+  const release = await acquireUpdateSlot(workflowId, notAfter);
+  try {
+    return await call();
+  } finally {
+    release();
+  }
+}
+/** Updates to `workflowId` this process has in flight now (slots taken). */
+export function updateSlotsInUse(workflowId: string): number {
+  const semaphore = inFlight.get(workflowId);
+  return semaphore ? MAX_IN_FLIGHT_UPDATES_PER_TEAM - semaphore.getValue() : 0;
 }
 /** Takes a slot for an Update whose lifetime is not one call; the returned function releases it. */
-async function acquireUpdateSlot(workflowId: string): Promise<() => void> {
-  const [, release] = await semaphoreFor(workflowId).acquire();
+async function acquireUpdateSlot(workflowId: string, notAfter?: number): Promise<() => void> {
+  const semaphore = semaphoreFor(workflowId);
+  if (notAfter === undefined) {
+    const [, release] = await semaphore.acquire();
+    return release;
+  }
+  // A slot granted after the timeout is released at once by withTimeout.
+  const busy = new DeadlineReached(`all ${MAX_IN_FLIGHT_UPDATES_PER_TEAM} in-flight Update slots this process has for the Team stayed taken`);
+  const [, release] = await withTimeout(semaphore, Math.max(1, notAfter - Date.now()), busy).acquire();
   return release;
 }
 function semaphoreFor(workflowId: string): Semaphore {
@@ -122,14 +167,32 @@ function isAnswered(view: defs.LeadAgentView, afterMessageId?: string): boolean 
   return view.conversation.some((entry) => entry.role === 'user' && entry.messageId === afterMessageId);
 }
 
+function errorText(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? ` caused by ${error.cause.message}` : '';
+  return `${error instanceof Error ? error.message : String(error)}${cause}`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Every call has a deadline (see TeamDeadlines: per kind, per client, per call) and ends by it,
+ * with its result, a typed rejection, or TeamCallTimedOut.
+ */
 export class TeamClient {
+  /** This client's deadlines: the defaults, overridden by the constructor's (see TeamDeadlines). */
+  readonly deadlines: Readonly<TeamDeadlines>;
+
   constructor(
     readonly client: Client,
     readonly teamId: string,
     /** The member this client acts as. The operator of a Team is its Lead. */
     readonly caller: string = LEAD,
-    private readonly retry: RetryOptions = DEFAULT_RETRY,
-  ) {}
+    deadlines: Partial<TeamDeadlines> = {},
+  ) {
+    this.deadlines = Object.freeze(resolveDeadlines(deadlines));
+  }
 
   /** Starts the Team's Lead workflow (workflow id = the Team's root SessionId). */
   static async start(client: Client, options: StartTeamOptions): Promise<TeamClient> {
@@ -146,7 +209,7 @@ export class TeamClient {
     }
     let view: defs.LeadAgentView;
     try {
-      view = await TeamClient.attach(client, options.sourceTeamId).agentState();
+      view = await TeamClient.attach(client, options.sourceTeamId, LEAD, options.deadlines).agentState();
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) {
         throw ApplicationFailure.create({ type: 'TeamNotFound', message: `no source Team ${options.sourceTeamId} to fork (${error.message}); check the id and namespace`, nonRetryable: true });
@@ -170,29 +233,36 @@ export class TeamClient {
       });
     }
     const agent = options.agent ? { profile: view.profile, cwd: view.cwd, ...options.agent } : undefined;
-    return TeamClient.startLead(client, { teamId: options.teamId, ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}), ...(agent ? { agent } : {}) }, forkOf);
+    return TeamClient.startLead(
+      client,
+      { teamId: options.teamId, ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}), ...(agent ? { agent } : {}), ...(options.deadlines ? { deadlines: options.deadlines } : {}) },
+      forkOf,
+    );
   }
 
   private static async startLead(client: Client, options: StartTeamOptions, forkOf?: defs.TeamLeadInput['forkOf']): Promise<TeamClient> {
+    const team = new TeamClient(client, options.teamId, LEAD, options.deadlines);
     try {
-      await client.workflow.start<typeof teamLead>(defs.TEAM_LEAD_WORKFLOW_TYPE, {
-        workflowId: options.teamId,
-        taskQueue: options.taskQueue ?? defs.DEFAULT_TASK_QUEUE,
-        args: [
-          {
-            teamId: options.teamId,
-            ...(options.maxMembers !== undefined ? { maxMembers: options.maxMembers } : {}),
-            ...(options.teammateMaxTurnsPerRun !== undefined ? { teammateMaxTurnsPerRun: options.teammateMaxTurnsPerRun } : {}),
-            ...(options.legacyMailbox !== undefined ? { legacyMailbox: options.legacyMailbox } : {}),
-            ...(options.agent !== undefined ? { agent: options.agent } : {}),
-            ...(forkOf !== undefined ? { forkOf } : {}),
-          },
-        ],
-        typedSearchAttributes: [
-          { key: AGENT_TEAM_ID, value: options.teamId },
-          { key: AGENT_TEAM_ROLE, value: 'lead' },
-        ],
-      });
+      await team.call('start', team.deadlines.callMs, () =>
+        client.workflow.start<typeof teamLead>(defs.TEAM_LEAD_WORKFLOW_TYPE, {
+          workflowId: options.teamId,
+          taskQueue: options.taskQueue ?? defs.DEFAULT_TASK_QUEUE,
+          args: [
+            {
+              teamId: options.teamId,
+              ...(options.maxMembers !== undefined ? { maxMembers: options.maxMembers } : {}),
+              ...(options.teammateMaxTurnsPerRun !== undefined ? { teammateMaxTurnsPerRun: options.teammateMaxTurnsPerRun } : {}),
+              ...(options.legacyMailbox !== undefined ? { legacyMailbox: options.legacyMailbox } : {}),
+              ...(options.agent !== undefined ? { agent: options.agent } : {}),
+              ...(forkOf !== undefined ? { forkOf } : {}),
+            },
+          ],
+          typedSearchAttributes: [
+            { key: AGENT_TEAM_ID, value: options.teamId },
+            { key: AGENT_TEAM_ROLE, value: 'lead' },
+          ],
+        }),
+      );
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) {
         throw ApplicationFailure.create({
@@ -203,16 +273,21 @@ export class TeamClient {
       }
       throw error;
     }
-    return new TeamClient(client, options.teamId);
+    return team;
   }
 
-  static attach(client: Client, teamId: string, caller: string = LEAD): TeamClient {
-    return new TeamClient(client, teamId, caller);
+  static attach(client: Client, teamId: string, caller: string = LEAD, deadlines: Partial<TeamDeadlines> = {}): TeamClient {
+    return new TeamClient(client, teamId, caller, deadlines);
   }
 
   /** The same Team, acting as another member (the runtime supplies this, never a model). */
   as(caller: string): TeamClient {
-    return new TeamClient(this.client, this.teamId, caller, this.retry);
+    return new TeamClient(this.client, this.teamId, caller, this.deadlines);
+  }
+
+  /** The same Team and caller with other deadlines (field by field over this client's). */
+  withDeadlines(deadlines: Partial<TeamDeadlines>): TeamClient {
+    return new TeamClient(this.client, this.teamId, this.caller, { ...this.deadlines, ...deadlines });
   }
 
   /** Always the latest run: continue-as-new is invisible to callers. */
@@ -220,56 +295,58 @@ export class TeamClient {
     return this.client.workflow.getHandle<typeof teamLead>(this.teamId);
   }
 
-  createTask(body: Omit<defs.CreateTaskRequest, 'caller'>): Promise<TaskMutationResult> {
-    return this.update(defs.createTaskUpdate, body);
+  createTask(body: Omit<defs.CreateTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+    return this.update(defs.createTaskUpdate, body, undefined, options);
   }
-  editTask(body: Omit<defs.EditTaskRequest, 'caller'>): Promise<TaskMutationResult> {
-    return this.update(defs.editTaskUpdate, body);
+  editTask(body: Omit<defs.EditTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+    return this.update(defs.editTaskUpdate, body, undefined, options);
   }
-  claimTask(body: Omit<defs.ClaimTaskRequest, 'caller'>): Promise<TaskMutationResult> {
-    return this.update(defs.claimTaskUpdate, body);
+  claimTask(body: Omit<defs.ClaimTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+    return this.update(defs.claimTaskUpdate, body, undefined, options);
   }
-  assignTask(body: Omit<defs.AssignTaskRequest, 'caller'>): Promise<TaskMutationResult> {
-    return this.update(defs.assignTaskUpdate, body);
+  assignTask(body: Omit<defs.AssignTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+    return this.update(defs.assignTaskUpdate, body, undefined, options);
   }
-  releaseTask(body: Omit<defs.ReleaseTaskRequest, 'caller'>): Promise<TaskMutationResult> {
-    return this.update(defs.releaseTaskUpdate, body);
+  releaseTask(body: Omit<defs.ReleaseTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+    return this.update(defs.releaseTaskUpdate, body, undefined, options);
   }
-  transitionTask(body: Omit<defs.TransitionTaskRequest, 'caller'>): Promise<TaskMutationResult> {
-    return this.update(defs.transitionTaskUpdate, body);
+  transitionTask(body: Omit<defs.TransitionTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+    return this.update(defs.transitionTaskUpdate, body, undefined, options);
   }
-  deleteTask(body: Omit<defs.DeleteTaskRequest, 'caller'>): Promise<TaskMutationResult> {
-    return this.update(defs.deleteTaskUpdate, body);
+  deleteTask(body: Omit<defs.DeleteTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+    return this.update(defs.deleteTaskUpdate, body, undefined, options);
   }
-  readTask(taskId: number): Promise<TaskView> {
-    return this.update(defs.readTaskUpdate, { taskId });
+  readTask(taskId: number, options?: CallOptions): Promise<TaskView> {
+    return this.update(defs.readTaskUpdate, { taskId }, undefined, options);
   }
-  listTasks(): Promise<TaskView[]> {
-    return this.update(defs.listTasksUpdate, {});
+  listTasks(options?: CallOptions): Promise<TaskView[]> {
+    return this.update(defs.listTasksUpdate, {}, undefined, options);
   }
-  dispose(): Promise<TeamView> {
-    return this.update(defs.disposeTeamUpdate, {});
+  /** Deadline: `disposeMs` (it stops every teammate before it answers). */
+  dispose(options?: CallOptions): Promise<TeamView> {
+    return this.update(defs.disposeTeamUpdate, {}, undefined, options);
   }
 
-  spawnTeammate(body: Omit<defs.SpawnTeammateRequest, 'caller'>): Promise<defs.SpawnTeammateResult> {
-    return this.update(defs.spawnTeammateUpdate, body);
+  spawnTeammate(body: Omit<defs.SpawnTeammateRequest, 'caller'>, options?: CallOptions): Promise<defs.SpawnTeammateResult> {
+    return this.update(defs.spawnTeammateUpdate, body, undefined, options);
   }
   /** Sends through the Lead into the target's inbox. The message id doubles as the update id, so a retry is delivered once. */
-  sendMessage(to: string, content: JsonValue, messageId: string = randomUUID()): Promise<defs.InboxAcceptance> {
-    return this.update(defs.sendMessageUpdate, { to, content, messageId }, messageId);
+  sendMessage(to: string, content: JsonValue, messageId: string = randomUUID(), options?: CallOptions): Promise<defs.InboxAcceptance> {
+    return this.update(defs.sendMessageUpdate, { to, content, messageId }, messageId, options);
   }
-  interruptTeammate(name: string): Promise<defs.InterruptResult> {
-    return this.update(defs.interruptTeammateUpdate, { name });
+  interruptTeammate(name: string, options?: CallOptions): Promise<defs.InterruptResult> {
+    return this.update(defs.interruptTeammateUpdate, { name }, undefined, options);
   }
-  waitForEdge(timeoutMs: number, kinds?: EdgeKind[]): Promise<defs.WaitResult> {
-    return this.update(defs.waitForEdgeUpdate, kinds ? { timeoutMs, kinds } : { timeoutMs });
+  /** Deadline: `timeoutMs` plus the client's `waitMarginMs`, unless `options.deadlineMs` says otherwise. */
+  waitForEdge(timeoutMs: number, kinds?: EdgeKind[], options?: CallOptions): Promise<defs.WaitResult> {
+    return this.update(defs.waitForEdgeUpdate, kinds ? { timeoutMs, kinds } : { timeoutMs }, undefined, options);
   }
-  readLeadInbox(): Promise<InboxMessage[]> {
-    return this.update(defs.readLeadInboxUpdate, {});
+  readLeadInbox(options?: CallOptions): Promise<InboxMessage[]> {
+    return this.update(defs.readLeadInboxUpdate, {}, undefined, options);
   }
   /** A follow-up prompt to the Lead agent (operator only). The message id doubles as the update id, so a retry is taken once. */
-  promptLead(content: string, messageId: string = randomUUID()): Promise<defs.InboxAcceptance> {
-    return this.update(defs.promptLeadUpdate, { content, messageId }, messageId);
+  promptLead(content: string, messageId: string = randomUUID(), options?: CallOptions): Promise<defs.InboxAcceptance> {
+    return this.update(defs.promptLeadUpdate, { content, messageId }, messageId, options);
   }
 
   /**
@@ -278,9 +355,15 @@ export class TeamClient {
    * any change after that read wakes the wait. Resolves with the view once the status is
    * `answered` with a final answer (after `afterMessageId`, when given); rejects with
    * LeadAnswerTimeout after `timeoutMs`, NoLeadAgent if the Lead is not an agent, TeamClosed if
-   * the Team finished unanswered.
+   * the Team finished unanswered, TeamCallTimedOut if the Lead stops answering the reads or waits
+   * (each has its own deadline; the whole call ends within `timeoutMs` + `waitMarginMs`).
    */
   async waitForAnswer(options: WaitForAnswerOptions): Promise<defs.LeadAgentView> {
+    checkDeadlineMs(options.timeoutMs, 'waitForAnswer timeoutMs');
+    return this.call('waitForAnswer', options.timeoutMs + this.deadlines.waitMarginMs, () => this.waitForAnswerWithin(options));
+  }
+
+  private async waitForAnswerWithin(options: WaitForAnswerOptions): Promise<defs.LeadAgentView> {
     const deadline = Date.now() + options.timeoutMs;
     const slice = options.waitSliceMs ?? DEFAULT_WAIT_SLICE_MS;
     let edge: TeamEdge | null = null;
@@ -333,84 +416,163 @@ export class TeamClient {
     return { done: isAnswered(view, options.afterMessageId), view };
   }
 
-  view(): Promise<TeamView> {
-    return this.handle().query(defs.getTeamViewQuery);
+  view(options?: CallOptions): Promise<TeamView> {
+    return this.query(defs.getTeamViewQuery.name, options, () => this.handle().query(defs.getTeamViewQuery));
   }
-  task(taskId: number): Promise<TaskSnapshot | null> {
-    return this.handle().query(defs.getTaskQuery, { taskId });
+  task(taskId: number, options?: CallOptions): Promise<TaskSnapshot | null> {
+    return this.query(defs.getTaskQuery.name, options, () => this.handle().query(defs.getTaskQuery, { taskId }));
   }
-  liveStatus(): Promise<Record<string, defs.LiveStatus>> {
-    return this.handle().query(defs.getLiveStatusQuery);
+  liveStatus(options?: CallOptions): Promise<Record<string, defs.LiveStatus>> {
+    return this.query(defs.getLiveStatusQuery.name, options, () => this.handle().query(defs.getLiveStatusQuery));
   }
-  legacyMailbox(): Promise<LegacyMailbox> {
-    return this.handle().query(defs.getLegacyMailboxQuery);
+  legacyMailbox(options?: CallOptions): Promise<LegacyMailbox> {
+    return this.query(defs.getLegacyMailboxQuery.name, options, () => this.handle().query(defs.getLegacyMailboxQuery));
   }
-  runInfo(): Promise<defs.LeadRunInfo> {
-    return this.handle().query(defs.getLeadRunInfoQuery);
+  runInfo(options?: CallOptions): Promise<defs.LeadRunInfo> {
+    return this.query(defs.getLeadRunInfoQuery.name, options, () => this.handle().query(defs.getLeadRunInfoQuery));
   }
   /** The Lead agent: status, turns, cwd, final answer and conversation (Query, no history written). */
-  async agentState(): Promise<defs.LeadAgentView> {
-    try {
-      return await this.handle().query(defs.getAgentStateQuery);
-    } catch (error) {
-      if (error instanceof QueryNotRegisteredError) {
-        throw ApplicationFailure.create({
-          type: NO_LEAD_AGENT,
-          message: `Team ${this.teamId}'s Lead runs a version without the agent runtime (no getAgentState query); start a new Team on current workers`,
-          nonRetryable: true,
-        });
+  agentState(options?: CallOptions): Promise<defs.LeadAgentView> {
+    return this.query(defs.getAgentStateQuery.name, options, async () => {
+      try {
+        return await this.handle().query(defs.getAgentStateQuery);
+      } catch (error) {
+        if (error instanceof QueryNotRegisteredError) {
+          throw ApplicationFailure.create({
+            type: NO_LEAD_AGENT,
+            message: `Team ${this.teamId}'s Lead runs a version without the agent runtime (no getAgentState query); start a new Team on current workers`,
+            nonRetryable: true,
+          });
+        }
+        throw error;
       }
-      throw error;
-    }
+    });
   }
   /** A teammate's own state, conversation included (Query on its workflow, named by the roster). */
-  async teammateState(name: string): Promise<defs.TeammateStateView> {
-    const view = await this.view();
-    const member = view.members.find((m) => m.name === name);
-    if (!member) {
-      const names = view.members.map((m) => m.name).join(', ') || 'none';
-      throw ApplicationFailure.create({ type: 'UnknownMember', message: `Team ${this.teamId} has no teammate "${name}" (teammates: ${names}); read the roster`, nonRetryable: true });
-    }
-    return this.client.workflow.getHandle(member.workflowId).query(defs.getTeammateStateQuery);
+  teammateState(name: string, options?: CallOptions): Promise<defs.TeammateStateView> {
+    return this.query('teammateState', options, async () => {
+      const view = await this.view();
+      const member = view.members.find((m) => m.name === name);
+      if (!member) {
+        const names = view.members.map((m) => m.name).join(', ') || 'none';
+        throw ApplicationFailure.create({ type: 'UnknownMember', message: `Team ${this.teamId} has no teammate "${name}" (teammates: ${names}); read the roster`, nonRetryable: true });
+      }
+      return this.client.workflow.getHandle(member.workflowId).query(defs.getTeammateStateQuery);
+    });
+  }
+  /**
+   * What the server says about the Lead without a worker: run status, task queue, workers polling
+   * it, failing workflow tasks (see `healthAdvice`). Throws WorkflowNotFoundError for an unknown Team.
+   */
+  health(options?: CallOptions): Promise<TeamHealth> {
+    return this.query('describe', options, () => readTeamHealth(this.client, this.teamId));
   }
 
   /**
    * Executes an attributed Update. One update id is used for every attempt, so a retry after a
    * lost response is answered from the Lead's memory instead of being applied twice. Rolling-over
-   * rejections and a run closing under an in-flight Update are retried until the deadline.
-   * Typed rejections are thrown as the ApplicationFailure the Lead raised (`.type`, `.details[0]`).
+   * rejections and a run closing under an in-flight Update are retried within the deadline.
+   * Typed rejections are thrown as the ApplicationFailure the Lead raised (`.type`, `.details[0]`);
+   * running out of the deadline as TeamCallTimedOut (retry with the same update id).
    */
-  async update<Ret, Req extends defs.Attributed>(definition: UpdateDefinition<Ret, [Req]>, body: Omit<Req, 'caller'>, updateId: string = randomUUID()): Promise<Ret> {
-    return this.retrying(definition.name, () =>
-      withUpdateSlot(this.teamId, () => this.handle().executeUpdate(definition, { args: [{ ...body, caller: this.caller } as Req], updateId })),
+  async update<Ret, Req extends defs.Attributed>(definition: UpdateDefinition<Ret, [Req]>, body: Omit<Req, 'caller'>, updateId: string = randomUUID(), options: CallOptions = {}): Promise<Ret> {
+    const deadlineMs = options.deadlineMs ?? this.updateDeadlineMs(definition.name, body);
+    return this.call(
+      definition.name,
+      deadlineMs,
+      (notAfter) =>
+        this.retrying(notAfter, () =>
+          withUpdateSlot(this.teamId, () => this.handle().executeUpdate(definition, { args: [{ ...body, caller: this.caller } as Req], updateId }), notAfter),
+        ),
+      updateId,
     );
+  }
+
+  /** The default deadline of an Update: a wait's own timeout plus the margin, disposal's, or the one for Updates. */
+  private updateDeadlineMs(name: string, body: object): number {
+    if (name === defs.waitForEdgeUpdate.name) {
+      const timeoutMs = (body as { timeoutMs?: unknown }).timeoutMs;
+      const wait = typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 0;
+      return wait + this.deadlines.waitMarginMs;
+    }
+    if (name === defs.disposeTeamUpdate.name) return this.deadlines.disposeMs;
+    return this.deadlines.updateMs;
+  }
+
+  private query<T>(name: string, options: CallOptions | undefined, run: () => Promise<T>): Promise<T> {
+    return this.call(name, options?.deadlineMs ?? this.deadlines.callMs, run);
+  }
+
+  /**
+   * Runs one call by its deadline: `deadlineMs` from now, capped by any enclosing call's. Its gRPC
+   * calls carry the deadline (`connection.withDeadline`) less a small reserve, which is kept to
+   * diagnose the Lead when the call runs out; then it throws TeamCallTimedOut.
+   */
+  private async call<T>(operation: string, deadlineMs: number, run: (notAfter: number) => Promise<T>, updateId?: string): Promise<T> {
+    checkDeadlineMs(deadlineMs, `${operation} deadline`);
+    const started = Date.now();
+    const end = deadlineFrom(deadlineMs, started);
+    const notAfter = end - diagnosisReserveMs(end - started);
+    try {
+      return await runBefore(end, () => this.client.connection.withDeadline(notAfter, () => run(notAfter)));
+    } catch (error) {
+      if (error instanceof TeamCallTimedOut || !isDeadlineError(error)) throw error;
+      const early = notAfter - Date.now() > 1_000;
+      const reason = error instanceof DeadlineReached ? error.message : early ? `the server gave up after ${Math.round((Date.now() - started) / 100) / 10}s` : undefined;
+      throw await this.timedOut(operation, end - started, end, reason, updateId);
+    }
+  }
+
+  /** TeamCallTimedOut for `operation`, with the Lead diagnosed by `end` (epoch ms) when there is time left. */
+  private async timedOut(operation: string, deadlineMs: number, end: number, reason: string | undefined, updateId: string | undefined): Promise<TeamCallTimedOut> {
+    let health: TeamHealth | null = null;
+    if (end - Date.now() > 10) {
+      try {
+        health = await this.client.connection.withDeadline(end, () => readTeamHealth(this.client, this.teamId));
+      } catch {
+        health = null;
+      }
+    }
+    return new TeamCallTimedOut({ teamId: this.teamId, operation, deadlineMs, ...(updateId !== undefined ? { updateId } : {}), ...(reason !== undefined ? { reason } : {}), health });
   }
 
   /**
    * Starts a `waitForEdge` and returns once the Lead has admitted it (its waiter is registered) or
    * rejected it (seen in `result`), retrying lost responses like `update` with the same update id.
-   * The in-flight slot is held until the wait settles.
+   * The in-flight slot is held until the wait settles; its result is awaited until `timeoutMs`
+   * plus the margin (capped by the enclosing deadline).
    */
   private async startWaitForEdge(timeoutMs: number): Promise<AdmittedWait> {
     const updateId = randomUUID();
-    const release = await acquireUpdateSlot(this.teamId);
-    try {
-      const handle = await this.retrying(defs.waitForEdgeUpdate.name, () =>
-        this.handle().startUpdate(defs.waitForEdgeUpdate, { args: [{ timeoutMs, caller: this.caller }], updateId, waitForStage: 'ACCEPTED' }),
-      );
-      const result = handle.result();
-      result.then(release, release); // also marks a result nobody awaits (the answer was already there) as handled
-      return { result };
-    } catch (error) {
-      release();
-      throw error;
-    }
+    const started = Date.now();
+    const end = deadlineFrom(timeoutMs + this.deadlines.waitMarginMs, started);
+    const resultNotAfter = end - diagnosisReserveMs(end - started);
+    return this.call(
+      defs.waitForEdgeUpdate.name,
+      this.deadlines.updateMs,
+      async (notAfter) => {
+        const release = await acquireUpdateSlot(this.teamId, notAfter);
+        try {
+          const handle = await this.retrying(notAfter, () =>
+            this.handle().startUpdate(defs.waitForEdgeUpdate, { args: [{ timeoutMs, caller: this.caller }], updateId, waitForStage: 'ACCEPTED' }),
+          );
+          const result = this.client.connection.withDeadline(resultNotAfter, () => handle.result());
+          result.then(release, release); // also marks a result nobody awaits (the answer was already there) as handled
+          return { result, updateId, deadlineMs: end - started, end };
+        } catch (error) {
+          release();
+          throw error;
+        }
+      },
+      updateId,
+    );
   }
 
   /**
    * The edge that woke the wait, or null: timeout, rollover, the response was lost while the Team
    * still runs, or the Lead rejected the wait because it is rolling over (startUpdate reports a
-   * validator rejection only through the result; the caller then registers a new wait).
+   * validator rejection only through the result; the caller then registers a new wait). A wait
+   * the Lead does not answer by its deadline ends with TeamCallTimedOut.
    */
   private async settleWait(wait: AdmittedWait): Promise<TeamEdge | null> {
     try {
@@ -419,24 +581,28 @@ export class TeamClient {
     } catch (error) {
       const failure = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause : null;
       if (failure && failure.type !== TEAM_ROLLING_OVER) throw failure;
+      if (!failure && isDeadlineError(error)) {
+        throw await this.timedOut(defs.waitForEdgeUpdate.name, wait.deadlineMs, wait.end, undefined, wait.updateId);
+      }
       // A Team that finished meanwhile is found by the next registration, after one more read of the answer.
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await sleep(250);
       return null;
     }
   }
 
   /**
    * Runs one Update call until it is answered. Rolling-over rejections and a run closing under an
-   * in-flight Update are retried (the caller reuses its update id) until the deadline.
+   * in-flight Update are retried (the caller reuses its update id) until `notAfter` (epoch ms);
+   * then the call's own deadline error, or DeadlineReached, goes up to `call`.
    */
-  private async retrying<T>(name: string, call: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + this.retry.deadlineMs;
+  private async retrying<T>(notAfter: number, run: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await call();
+        return await run();
       } catch (error) {
         const failure = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause : null;
         if (failure && failure.type !== TEAM_ROLLING_OVER) throw failure;
+        if (error instanceof DeadlineReached || (isDeadlineError(error) && Date.now() >= notAfter - DEADLINE_SLACK_MS)) throw error;
         const retriable = failure !== null || (await this.isRunClosingUnder(error));
         if (!retriable) {
           if (await this.isClosed()) {
@@ -444,11 +610,11 @@ export class TeamClient {
           }
           throw error;
         }
-        if (Date.now() > deadline) {
-          const cause = error instanceof Error && error.cause instanceof Error ? ` caused by ${error.cause.message}` : '';
-          throw new Error(`Team ${this.teamId}: ${name} was still retriable after ${this.retry.deadlineMs}ms (${String(error)}${cause}); is a worker running on its task queue?`);
+        const delay = Math.min(50 * attempt, 1_000);
+        if (Date.now() + delay >= notAfter) {
+          throw new DeadlineReached(`still retriable when the deadline came, after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${errorText(error)}`);
         }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(50 * attempt, 1_000)));
+        await sleep(delay);
       }
     }
   }

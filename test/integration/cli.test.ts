@@ -14,14 +14,32 @@ const env = useClientAndWorker();
 const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** Killed by `killAfterMs`: the CLI did not end by itself. */
+  killed: boolean;
+  ms: number;
+}
+
+/** Runs the CLI as a separate process; with `killAfterMs`, one that has not ended by then is killed. */
+async function cliWith(options: { killAfterMs?: number }, ...args: string[]): Promise<CliResult> {
+  const started = Date.now();
   try {
-    const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'cli/index.ts', '--address', address(), ...args], { cwd: ROOT });
-    return { code: 0, stdout, stderr };
+    const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'cli/index.ts', '--address', address(), ...args], {
+      cwd: ROOT,
+      ...(options.killAfterMs !== undefined ? { timeout: options.killAfterMs, killSignal: 'SIGKILL' as const } : {}),
+    });
+    return { code: 0, stdout, stderr, killed: false, ms: Date.now() - started };
   } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    const e = error as { code?: number | string; stdout?: string; stderr?: string; killed?: boolean };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '', killed: e.killed === true, ms: Date.now() - started };
   }
+}
+
+function cli(...args: string[]): Promise<CliResult> {
+  return cliWith({}, ...args);
 }
 
 test('start, spawn, send, tasks, roster, inbox and dispose through the CLI; histories show the wire contract', async () => {
@@ -122,4 +140,56 @@ test('a Team started from the CLI with a prompt runs a Lead agent and two teamma
   expect(devEvents.filter((e) => e.workflowExecutionSignaledEventAttributes).length).toBe(0); // its initial message came in the start input
 
   expect((await cli('dispose', teamId)).stdout).toMatch(/disposed .*parser-dev stopped, test-writer stopped/);
+});
+
+/** Far beyond the deadlines below plus a CLI process's start-up; a command that hangs is killed here. */
+const KILL_AFTER_MS = 90_000;
+
+test('against a Lead no worker polls, every kind of command ends by its deadline, exit 1, saying what to do next', async () => {
+  const taskQueue = uniqueId('no-worker');
+  const teamId = uniqueId('cli-wedged');
+  expect((await cli('start', teamId, '--task-queue', taskQueue)).code).toBe(0); // starting needs no worker
+  const noWorker = `No worker polls the Lead's task queue "${taskQueue}": start one on it (TEMPORAL_TASK_QUEUE=${taskQueue} npm run worker).`;
+  try {
+    const create = await cliWith({ killAfterMs: KILL_AFTER_MS }, '--timeout', '2', 'task', 'create', teamId, 'never in time');
+    expect(create).toMatchObject({ code: 1, killed: false });
+    expect(create.stderr).toMatch(new RegExp(`^error \\(TeamCallTimedOut\\): Team ${teamId}: createTask \\(update id [0-9a-f-]+\\) did not finish within its [0-9.]+s deadline\\.`));
+    expect(create.stderr).toContain(noWorker);
+    expect(create.stderr).toContain(`Check \`npm run cli -- status ${teamId}\``);
+    expect(create.stderr).toContain('From the CLI: it may still be applied, so read the board or roster before repeating it; --timeout <seconds> gives the command more time.');
+
+    // --timeout is a global option: it may also follow the command.
+    const roster = await cliWith({ killAfterMs: KILL_AFTER_MS }, 'roster', teamId, '--timeout', '2');
+    expect(roster).toMatchObject({ code: 1, killed: false });
+    expect(roster.stderr).toMatch(/error \(TeamCallTimedOut\): .*(getTeamView|getLiveStatus) did not finish/);
+    expect(roster.stderr).toContain(noWorker);
+
+    const send = await cliWith({ killAfterMs: KILL_AFTER_MS }, '--timeout', '2', 'send', teamId, 'bob', 'hi', '--id', 'cli-timeout-m1');
+    expect(send).toMatchObject({ code: 1, killed: false });
+    expect(send.stderr).toContain('From the CLI: repeat it with `send … --id cli-timeout-m1` (taken once)');
+
+    const watch = await cliWith({ killAfterMs: KILL_AFTER_MS }, 'watch', teamId, '--for', '1', '--timeout', '2');
+    expect(watch).toMatchObject({ code: 1, killed: false });
+    expect(watch.stderr).toMatch(/error \(TeamCallTimedOut\): .*waitForEdge .*did not finish/);
+
+    // --wait: progress as usual; the Lead's first read cannot be answered, so it ends with that read's deadline (30 s).
+    const wait = await cliWith({ killAfterMs: KILL_AFTER_MS }, 'answer', teamId, '--wait', '--timeout', '5');
+    expect(wait).toMatchObject({ code: 1, killed: false });
+    expect(wait.stderr).toMatch(/waiting for .*'s Lead agent to answer \(up to 5s/);
+    expect(wait.stderr).toMatch(/error \(TeamCallTimedOut\): .*getAgentState did not finish/);
+    expect(wait.stderr).toContain(noWorker);
+
+    // status reads what the server knows without a worker, and says the same.
+    const status = await cliWith({ killAfterMs: KILL_AFTER_MS }, 'status', teamId);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`task queue: ${taskQueue} (0 workers polling it)`);
+    expect(status.stdout).toContain(`next: ${noWorker}`);
+    expect(JSON.parse((await cli('--json', 'status', teamId)).stdout)).toMatchObject({ teamId, status: 'RUNNING', taskQueue, pollers: 0, advice: noWorker });
+
+    const invalid = await cli('--timeout', '0', 'roster', teamId);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/"0" is not a positive number of seconds/);
+  } finally {
+    await env.client.workflow.getHandle(teamId).terminate('cli timeout test cleanup');
+  }
 });
