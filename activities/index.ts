@@ -13,7 +13,6 @@ import type { TurnInput, TurnResult, TurnRunner } from '../shared/turn';
 import { runTeamToolCall } from '../shared/agent/dispatch';
 import type { DispatchResult } from '../shared/agent/loop';
 import type { ToolCall } from '../shared/model';
-import { getLiveStatusQuery } from '../shared/definitions';
 import { scriptedTurnRunner } from './scriptedTurnRunner';
 
 export interface ActivityDependencies {
@@ -75,7 +74,7 @@ export function createActivities({ client, turnRunner = scriptedTurnRunner }: Ac
           runTeamToolCall(input.call, {
             caller: input.caller,
             update: (definition, body) => team.update(definition, body, input.opId),
-            roster: async () => ({ view: await team.view(), liveStatus: await team.handle().query(getLiveStatusQuery) }),
+            roster: async () => ({ view: await team.view(), liveStatus: await team.liveStatus() }),
           }),
           ctx.cancelled,
         ]);
