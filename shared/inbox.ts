@@ -1,4 +1,5 @@
 import type { JsonValue } from './json';
+import { SEEN_BUDGET_BYTES, jsonBytes } from './limits';
 
 /**
  * A member's inbox: the durable target-side record of sends. Each message id is recorded once,
@@ -38,12 +39,11 @@ export function hasSeen(inbox: InboxState, messageId: string): boolean {
 /** Records a message unless its id was seen before. */
 export function receive(inbox: InboxState, message: InboxMessage): { inbox: InboxState; duplicate: boolean } {
   if (hasSeen(inbox, message.messageId)) return { inbox, duplicate: true };
-  const seen = [...inbox.seen, message.messageId];
   return {
     inbox: {
       ...inbox,
       pending: [...inbox.pending, message],
-      seen: seen.length > SEEN_WINDOW ? seen.slice(seen.length - SEEN_WINDOW) : seen,
+      seen: rememberSeen(inbox.seen, message.messageId),
       received: inbox.received + 1,
     },
     duplicate: false,
@@ -53,4 +53,16 @@ export function receive(inbox: InboxState, message: InboxMessage): { inbox: Inbo
 /** Hands every pending message to a turn, in arrival order. */
 export function takePending(inbox: InboxState): { inbox: InboxState; messages: InboxMessage[] } {
   return { inbox: { ...inbox, pending: [], consumed: inbox.consumed + inbox.pending.length }, messages: inbox.pending };
+}
+
+/** The newest ids, at most SEEN_WINDOW of them and at most SEEN_BUDGET_BYTES of JSON (they are carried state). */
+function rememberSeen(seen: readonly string[], messageId: string): string[] {
+  const next = [...seen, messageId];
+  let start = Math.max(0, next.length - SEEN_WINDOW);
+  let bytes = jsonBytes(next.slice(start));
+  while (bytes > SEEN_BUDGET_BYTES && start < next.length - 1) {
+    bytes -= jsonBytes(next[start]) + 1;
+    start += 1;
+  }
+  return start === 0 ? next : next.slice(start);
 }

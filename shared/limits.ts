@@ -41,6 +41,8 @@ export const VIEW_OVERLAP_BUDGET_BYTES = 300_000;
 export const LEAD_INBOX_BUDGET_BYTES = 100_000;
 /** Messages waiting in a teammate's inbox. */
 export const MEMBER_INBOX_BUDGET_BYTES = 300_000;
+/** Message ids an inbox remembers for de-duplication (its newest 2,048 ids, within this many bytes). */
+export const SEEN_BUDGET_BYTES = 200_000;
 /** Results remembered whole for retried Updates; larger ones are remembered as task id and revision. */
 export const REMEMBERED_RESULT_MAX_BYTES = 512;
 /** Historical mailbox records imported on a Lead's first run. */

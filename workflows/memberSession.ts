@@ -24,7 +24,7 @@ import type { LiveStatus, TeammateInput, TeammateStateView } from '../shared/def
 import { asToolResult, memberTeamTools, models, runWorkToolCall, workTools } from './agentActivities';
 import { waitInMemberWorkflow } from './memberWait';
 import { legacyScriptedTurn } from './legacyScriptedTurn';
-import { TeammateRun } from './teammateRun';
+import { TeammateRun, nextSessionInput } from './teammateRun';
 import { MAX_STATUS_TEXT_LENGTH } from '../shared/limits';
 import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from './signalGuard';
 import { edgeNotificationSchema, interruptTurnSchema } from '../shared/signalPayloads';
@@ -139,5 +139,5 @@ export async function runSession(input: TeammateInput, hooks: SessionHooks): Pro
     return mate.view();
   }
   await condition(allHandlersFinished);
-  return await continueAsNew<(input: TeammateInput) => Promise<TeammateStateView>>({ ...input, carried: mate.carry() });
+  return await continueAsNew<(input: TeammateInput) => Promise<TeammateStateView>>(nextSessionInput(input, mate));
 }

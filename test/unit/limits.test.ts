@@ -6,6 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import * as limits from '../../shared/limits';
+import type { TeammateInput } from '../../shared/definitions';
+import { SEEN_WINDOW, emptyInbox, receive, takePending } from '../../shared/inbox';
+import { TeammateRun, nextSessionInput } from '../../workflows/teammateRun';
 
 describe('byte measure', () => {
   it('utf8Length equals Buffer.byteLength for any string, lone surrogates included', () => {
@@ -54,5 +57,33 @@ describe("README's size budget table", () => {
     expect(limits.PROMPT_BUDGET_BYTES).toBeLessThan(limits.PAYLOAD_BUDGET_BYTES);
     // Every id derived from a Team id fits MAX_ID_LENGTH: `<team>/teammate/<name>/initial`.
     expect(limits.MAX_TEAM_ID_LENGTH + '/teammate/'.length + 40 + '/initial'.length).toBeLessThanOrEqual(limits.MAX_ID_LENGTH);
+  });
+});
+
+describe('carried inbox and session state at their maxima', () => {
+  const astralId = (n: number): string => `${n}-${'😀'.repeat(95)}`; // 192 UTF-16 units, ~380 bytes
+
+  it('an inbox remembers at most 2,048 ids within SEEN_BUDGET_BYTES, newest kept', () => {
+    let inbox = emptyInbox();
+    for (let n = 0; n < 3_000; n++) inbox = takePending(receive(inbox, { messageId: astralId(n), from: 'lead', content: n, sentAt: 't' }).inbox).inbox;
+    expect(inbox.seen.length).toBeLessThanOrEqual(SEEN_WINDOW);
+    expect(limits.jsonBytes(inbox.seen)).toBeLessThanOrEqual(limits.SEEN_BUDGET_BYTES);
+    expect(inbox.seen[inbox.seen.length - 1]).toBe(astralId(2_999));
+    expect(receive(inbox, { messageId: astralId(2_999), from: 'lead', content: 0, sentAt: 't' }).duplicate).toBe(true);
+  });
+
+  it("a teammate's next-run input stays within the payload budget with a full inbox, seen ids and a huge conversation", () => {
+    const initialMessage = { messageId: 't/teammate/a/initial', from: 'lead', content: 'x'.repeat(limits.MAX_MESSAGE_BYTES - 10), sentAt: 't', relaySeq: 1 };
+    const input: TeammateInput = { descriptor: { teamId: 't', name: 'a', context: 'fork', initialMessageId: initialMessage.messageId }, model: null, seed: [], initialMessage };
+    const mate = new TeammateRun(input);
+    mate.beginTurn();
+    // A full inbox: deliveries until the member refuses more.
+    for (let n = 0; mate.inbox.pending.length < 200 && n < 200; n++) mate.deliver({ messageId: astralId(n), from: 'lead', content: 'y'.repeat(60_000), sentAt: 't', relaySeq: n + 2 });
+    expect(limits.jsonBytes(mate.inbox.pending)).toBeLessThanOrEqual(limits.MEMBER_INBOX_BUDGET_BYTES);
+    for (let turn = 0; turn < 60; turn++) mate.conversation.push({ role: 'tool', toolCallId: `c${turn}`, toolName: 'read_file', ok: true, content: 'z'.repeat(90_000), turn: 1 });
+    const next = nextSessionInput(input, mate);
+    expect(limits.jsonBytes(next)).toBeLessThanOrEqual(limits.PAYLOAD_BUDGET_BYTES);
+    expect(next.carried?.inbox.pending).toEqual(mate.inbox.pending); // nothing unread is lost
+    expect(next.seed).toEqual([]);
   });
 });
