@@ -1,0 +1,50 @@
+/**
+ * Rollover without refusals a caller can see: raw SDK callers (no project client, no retry loop of
+ * their own) drive thousands of synchronous task mutations through several continue-as-new
+ * boundaries, and every call succeeds. What the server does with Updates that race the boundary is
+ * part of what this shows: an Update admitted but not yet accepted when the run continues as new is
+ * aborted by the server with a retriable error that the SDK retries on the new run.
+ */
+import type { WorkflowHandle } from '@temporalio/client';
+import { createTaskUpdate, editTaskUpdate, getLeadRunInfoQuery, getTeamViewQuery, TEAM_LEAD_WORKFLOW_TYPE } from '../../shared/definitions';
+import { useClientAndWorker } from '../support/harness';
+import { uniqueId } from '../support/temporal';
+import { chainReport } from '../support/adversarial';
+
+const env = useClientAndWorker();
+
+const LANES = 4;
+const TASKS_PER_LANE = 5;
+const EDITS_PER_TASK = 130; // 4 × 5 × 130 = 2,600 edits + 20 creates
+
+test('raw SDK callers drive 2,600 task mutations across several rollovers with no retry loop and no refusal', async () => {
+  const teamId = uniqueId('team-raw-rollover');
+  const handle: WorkflowHandle = await env.client.workflow.start(TEAM_LEAD_WORKFLOW_TYPE, { workflowId: teamId, taskQueue: env.worker.taskQueue, args: [{ teamId }] });
+  const failures: string[] = [];
+  const lane = async (laneIndex: number): Promise<void> => {
+    for (let t = 0; t < TASKS_PER_LANE; t++) {
+      const { task } = await handle.executeUpdate(createTaskUpdate, { args: [{ caller: 'lead', subject: `lane ${laneIndex} task ${t}` }] });
+      let revision = task.revision;
+      for (let e = 0; e < EDITS_PER_TASK; e++) {
+        try {
+          const edited = await handle.executeUpdate(editTaskUpdate, { args: [{ caller: 'lead', taskId: task.id, expectedRevision: revision, description: `edit ${e}` }] });
+          revision = edited.task.revision;
+        } catch (error) {
+          failures.push(String(error));
+          return;
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
+  expect(failures).toEqual([]);
+
+  const info = await handle.query(getLeadRunInfoQuery);
+  expect(info.continuedRuns).toBeGreaterThanOrEqual(2);
+  const view = await handle.query(getTeamViewQuery);
+  expect(view.tasks).toHaveLength(LANES * TASKS_PER_LANE);
+  for (const task of view.tasks) expect(task).toMatchObject({ revision: EDITS_PER_TASK + 1, description: `edit ${EDITS_PER_TASK - 1}` });
+  const chain = await chainReport(env.client, teamId);
+  expect({ failedWorkflowTasks: chain.failedWorkflowTasks, terminated: chain.terminatedRuns }).toEqual({ failedWorkflowTasks: 0, terminated: 0 });
+  await handle.terminate('test done').catch(() => undefined);
+});
