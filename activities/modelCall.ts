@@ -6,12 +6,15 @@
  * the provider, so cancelling the activity (an interrupt) stops the call promptly. Failures are
  * mapped to ApplicationFailures whose type names the failure (MODEL_FAILURE_TYPES), whose
  * retryability follows the provider's classification, and whose nextRetryDelay honours a rate
- * limit's retry-after.
+ * limit's retry-after up to MODEL_RETRY_AFTER_CAP_MS (a longer wait fails the call for good:
+ * ModelRetryAfterTooLong). Providers do not retry: the activity's retry policy is the only retry
+ * layer. A response too large to be the activity's result fails typed instead of being returned.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ChatMessage, ModelErrorKind, ModelProvider, ModelRequest, ModelResponse, ToolSpec } from '../shared/model';
 import { ModelCallError } from '../shared/model';
+import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../shared/limits';
 import { ScriptExhaustedError } from './providers/scriptedProvider';
 
 export interface CallModelInput {
@@ -42,6 +45,11 @@ export const UNKNOWN_TOOLSET_TYPE = 'UnknownToolset';
 
 export const MODEL_CALL_HEARTBEAT_INTERVAL_MS = 1_000;
 
+/** The longest provider-requested wait (retry-after) that becomes the next retry delay: 5 minutes. */
+export const MODEL_RETRY_AFTER_CAP_MS = 5 * 60 * 1000;
+/** Non-retryable: the provider asked to wait longer than MODEL_RETRY_AFTER_CAP_MS. */
+export const MODEL_RETRY_AFTER_TOO_LONG_TYPE = 'ModelRetryAfterTooLong';
+
 const ADVICE: Record<ModelErrorKind, string> = {
   rate_limited: 'the provider is rate limiting: lower concurrency or raise the quota if this keeps happening',
   server_error: 'the model server failed or could not be reached: check MODEL_BASE_URL and the server',
@@ -51,6 +59,13 @@ const ADVICE: Record<ModelErrorKind, string> = {
   malformed_response: 'the reply was not a chat completion: check that MODEL_BASE_URL is an OpenAI-compatible API',
 };
 
+/** e.g. "90 s", "15 min", "26 h". */
+function roughDuration(ms: number): string {
+  if (ms < 120_000) return `${Math.ceil(ms / 1000)} s`;
+  if (ms < 120 * 60_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 3_600_000)} h`;
+}
+
 function isAbortError(error: unknown): boolean {
   return error instanceof Error && error.name === 'AbortError';
 }
@@ -58,21 +73,38 @@ function isAbortError(error: unknown): boolean {
 /**
  * Maps a provider failure to what the activity throws. Pure (no activity context needed):
  *  - ModelCallError       ApplicationFailure typed by MODEL_FAILURE_TYPES, nonRetryable = !retryable,
- *                         nextRetryDelay = retryAfterMs, details [{kind, status}]
+ *                         nextRetryDelay = retryAfterMs (when retryable and > 0), details [{kind, status}]
+ *                         ...but a retryable one whose retryAfterMs is over MODEL_RETRY_AFTER_CAP_MS:
+ *                         non-retryable 'ModelRetryAfterTooLong', details [{kind, status, retryAfterMs, capMs}]
  *  - ScriptExhaustedError non-retryable ApplicationFailure 'ScriptedModelExhausted'
  *  - AbortError, CancelledFailure, ApplicationFailure and other errors: unchanged
  *  - a non-Error value: wrapped in an Error
  */
 export function toActivityFailure(error: unknown): unknown {
   if (error instanceof ModelCallError) {
+    const what = `${error.kind}${error.status !== undefined ? `, HTTP ${error.status}` : ''}`;
+    const wait = error.retryable ? error.retryAfterMs : undefined;
+    if (wait !== undefined && wait > MODEL_RETRY_AFTER_CAP_MS) {
+      return ApplicationFailure.create({
+        type: MODEL_RETRY_AFTER_TOO_LONG_TYPE,
+        message:
+          `${error.message} [${what}; the provider asked to wait ${wait} ms (about ${roughDuration(wait)}) before trying again, ` +
+          `longer than the ${roughDuration(MODEL_RETRY_AFTER_CAP_MS)} a model call waits between attempts, so it is not retried: ` +
+          `prompt again once that time has passed, or raise the provider's quota or rate limit]`,
+        nonRetryable: true,
+        details: [{ kind: error.kind, status: error.status ?? null, retryAfterMs: wait, capMs: MODEL_RETRY_AFTER_CAP_MS }],
+        // No cause: the message already holds the provider's, and readers that show a failure's
+        // innermost cause (the Lead's lastError) must see what to do next.
+      });
+    }
     const retry = error.retryable
-      ? `Temporal retries it per the activity's retry policy${error.retryAfterMs !== undefined ? ` (not before ${error.retryAfterMs} ms)` : ''}`
+      ? `Temporal retries it per the activity's retry policy${wait !== undefined ? ` (not before ${wait} ms)` : ''}`
       : 'not retried';
     return ApplicationFailure.create({
       type: MODEL_FAILURE_TYPES[error.kind],
-      message: `${error.message} [${error.kind}${error.status !== undefined ? `, HTTP ${error.status}` : ''}; ${retry}; ${ADVICE[error.kind]}]`,
+      message: `${error.message} [${what}; ${retry}; ${ADVICE[error.kind]}]`,
       nonRetryable: !error.retryable,
-      ...(error.retryAfterMs !== undefined ? { nextRetryDelay: error.retryAfterMs } : {}),
+      ...(wait !== undefined && wait > 0 ? { nextRetryDelay: wait } : {}),
       details: [{ kind: error.kind, status: error.status ?? null }],
       cause: error,
     });
@@ -108,8 +140,9 @@ export function createModelActivities({ provider, toolsFor }: ModelActivityDepen
       const request: ModelRequest = { model: input.model ?? '', messages: input.messages, tools };
       const signal = ctx.cancellationSignal;
       const heartbeat = setInterval(() => ctx.heartbeat(), MODEL_CALL_HEARTBEAT_INTERVAL_MS);
+      let response: ModelResponse;
       try {
-        return await provider.complete(request, { signal });
+        response = await provider.complete(request, { signal });
       } catch (error) {
         // Cancellation: rethrown as is, so Temporal reports the activity as cancelled.
         if (signal.aborted && (isAbortError(error) || error instanceof CancelledFailure)) throw error;
@@ -117,6 +150,20 @@ export function createModelActivities({ provider, toolsFor }: ModelActivityDepen
       } finally {
         clearInterval(heartbeat);
       }
+      // The response becomes the activity's result: one over the payload budget would be refused by
+      // the server (or burden every later turn), so it fails here, typed, and is not retried.
+      const bytes = jsonBytes(response);
+      if (bytes > PAYLOAD_BUDGET_BYTES) {
+        throw ApplicationFailure.create({
+          type: MODEL_FAILURE_TYPES.malformed_response,
+          message:
+            `the model's response is ${bytes} bytes as JSON, over the ${PAYLOAD_BUDGET_BYTES}-byte budget of an activity result ` +
+            `(Temporal refuses payloads over 2 MiB) [malformed_response; not retried; ask the model for a shorter reply or fewer tool calls at once]`,
+          nonRetryable: true,
+          details: [{ kind: 'malformed_response', status: null, bytes, budgetBytes: PAYLOAD_BUDGET_BYTES }],
+        });
+      }
+      return response;
     },
   };
 }

@@ -2,14 +2,18 @@
  * A model provider speaking the OpenAI chat-completions API (POST {baseUrl}/chat/completions).
  * DeepSeek, OpenAI and local servers (vLLM, llama.cpp, Ollama's /v1, LM Studio) all speak it.
  *
- * Runs inside activities (it uses fetch and timers). Failures are classified as ModelCallError:
- *  - 429            rate_limited, retried here honouring retry-after / retry-after-ms, then thrown (retryable)
- *  - 5xx, network   server_error, retried here with exponential backoff, then thrown (retryable)
- *  - timeoutMs      timeout (retryable); not retried here, the activity's retry policy decides
+ * Runs inside activities (it uses fetch and timers). One call is exactly one HTTP request: nothing
+ * is retried here. Failures are classified as ModelCallError, and the activity's retry policy (the
+ * only retry layer) decides what happens next:
+ *  - 429            rate_limited (retryable), retryAfterMs from retry-after / retry-after-ms
+ *  - 5xx, network   server_error (retryable), retryAfterMs from retry-after when sent
+ *  - 408, timeoutMs timeout (retryable)
  *  - 400/404/422... bad_request (not retryable); 401/403 auth (not retryable)
- *  - unusable body  malformed_response (not retryable)
- * An external AbortSignal (activity cancellation) stops the call promptly with an AbortError,
- * never retried and never classified.
+ *  - unusable body  malformed_response (not retryable), including a body over MODEL_RESPONSE_MAX_BYTES
+ * The response body is read incrementally and never beyond a byte cap (MODEL_RESPONSE_MAX_BYTES for
+ * a success, MODEL_ERROR_BODY_MAX_BYTES for an error, whose text only feeds the message); crossing
+ * the cap aborts the request. An external AbortSignal (activity cancellation) stops the call
+ * promptly with an AbortError, never classified.
  */
 import { z } from 'zod';
 import type { ChatMessage, ModelCallOptions, ModelProvider, ModelRequest, ModelResponse, ToolCall, ToolSpec } from '../../shared/model';
@@ -22,23 +26,21 @@ export interface OpenAICompatibleConfig {
   apiKey?: string;
   /** Used when a request's `model` is empty. */
   model?: string;
-  /** Per HTTP attempt, including reading the body. Default 60000. */
+  /** The one HTTP request of a call, including reading the body. Default 60000. */
   timeoutMs?: number;
-  /** Retries after the first attempt for 429 and 5xx/network failures. Default 3. */
-  maxRetries?: number;
-  /** A wait longer than this (from retry-after) is not slept here: the error is thrown with retryAfterMs. Default 60000. */
-  maxRetryWaitMs?: number;
-  /** First backoff for 5xx (doubled per retry, capped at 8000). Default 500. */
-  backoffBaseMs?: number;
   fetch?: typeof fetch;
-  sleep?: (ms: number) => Promise<void>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
-export const DEFAULT_MAX_RETRIES = 3;
-export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
-export const DEFAULT_BACKOFF_BASE_MS = 500;
-const MAX_BACKOFF_MS = 8_000;
+/** A success body larger than this is not read: the request is aborted and the call fails (malformed_response, not retryable). */
+export const MODEL_RESPONSE_MAX_BYTES = 4 * 1024 * 1024;
+/** An error body is read up to this many bytes (the rest is dropped and the request aborted); it only feeds the error message. */
+export const MODEL_ERROR_BODY_MAX_BYTES = 64 * 1024;
+/**
+ * A retry-after beyond this is implausible (garbage, or a clock gone wrong) and treated as absent.
+ * Plausible waits longer than the activity's cap are refused there (ModelRetryAfterTooLong).
+ */
+export const MAX_PLAUSIBLE_RETRY_AFTER_MS = 31 * 24 * 60 * 60 * 1000;
 const MAX_ERROR_TEXT = 500;
 
 /** Reads MODEL_BASE_URL (required), MODEL_API_KEY, MODEL_NAME and MODEL_TIMEOUT_MS. */
@@ -151,22 +153,32 @@ function argumentsText(args: unknown): string {
 // Retry-after
 // ---------------------------------------------------------------------------------------------
 
+const UNSIGNED_DECIMAL = /^\d+(\.\d+)?$/;
+
+function plausible(ms: number): number | undefined {
+  return Number.isFinite(ms) && ms >= 0 && ms <= MAX_PLAUSIBLE_RETRY_AFTER_MS ? Math.ceil(ms) : undefined;
+}
+
 /**
  * The wait a 429/503 asks for, in ms: `retry-after-ms`, else `retry-after` as seconds or as an
- * HTTP date. Undefined when absent or unparseable.
+ * HTTP date (a date in the past means now: 0). Undefined when absent, unparseable, negative, not
+ * finite or beyond MAX_PLAUSIBLE_RETRY_AFTER_MS; an unusable `retry-after-ms` falls back to
+ * `retry-after`. Not capped here: the activity decides what a long wait means.
  */
 export function parseRetryAfter(headers: Headers, now: number = Date.now()): number | undefined {
   const ms = headers.get('retry-after-ms')?.trim();
-  if (ms) {
-    const value = Number(ms);
-    if (Number.isFinite(value) && value >= 0) return Math.ceil(value);
+  if (ms && UNSIGNED_DECIMAL.test(ms)) {
+    const value = plausible(Number(ms));
+    if (value !== undefined) return value;
   }
   const after = headers.get('retry-after')?.trim();
   if (!after) return undefined;
-  if (/^\d+(\.\d+)?$/.test(after)) return Math.ceil(Number(after) * 1000);
+  if (UNSIGNED_DECIMAL.test(after)) return plausible(Number(after) * 1000);
+  // An HTTP date starts with a day name; anything else (e.g. "-5", which Date.parse reads as a year) is garbage.
+  if (!/^[A-Za-z]/.test(after)) return undefined;
   const date = Date.parse(after);
   if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  return plausible(Math.max(0, date - now));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,116 +208,87 @@ function serverErrorText(bodyText: string): string {
   return text || '(empty body)';
 }
 
-function defaultSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+function formatBytes(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB (${bytes} bytes)`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB (${bytes} bytes)`;
+  return `${bytes} bytes`;
 }
 
-/** Waits `ms` with the injected sleep, but rejects as soon as `signal` aborts. */
-function sleepUnlessAborted(sleep: (ms: number) => Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return sleep(ms);
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    sleep(ms).then(
-      () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
+interface CappedBody {
+  text: string;
+  /** The body was longer than the cap: `text` holds at most the first `cap` bytes and the request was aborted. */
+  truncated: boolean;
 }
 
-type Attempt = { ok: true; response: ModelResponse } | { ok: false; error: ModelCallError; retryHere: boolean };
+/**
+ * Reads a response body chunk by chunk and never holds more than `cap` bytes of it. On crossing the
+ * cap it stops, cancels the stream and calls `abort` (which aborts the request). With `whole`, a
+ * declared content-length over the cap is refused before reading anything.
+ */
+async function readCapped(response: Response, cap: number, whole: boolean, abort: () => void): Promise<CappedBody> {
+  const body = response.body;
+  if (!body) return { text: '', truncated: false };
+  const reader: ReadableStreamDefaultReader<Uint8Array> = body.getReader();
+  const stop = async (): Promise<void> => {
+    abort();
+    await reader.cancel().catch(() => undefined);
+  };
+  const declared = Number(response.headers.get('content-length') ?? '');
+  if (whole && Number.isFinite(declared) && declared > cap) {
+    await stop();
+    return { text: '', truncated: true };
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size + value.byteLength > cap) {
+      chunks.push(Buffer.from(value.buffer, value.byteOffset, cap - size));
+      size = cap;
+      await stop();
+      return { text: Buffer.concat(chunks, size).toString('utf8'), truncated: true };
+    }
+    chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    size += value.byteLength;
+  }
+  return { text: Buffer.concat(chunks, size).toString('utf8'), truncated: false };
+}
 
 export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): ModelProvider {
   const endpoint = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxRetries = config.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const maxRetryWaitMs = config.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS;
-  const backoffBaseMs = config.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS;
   const doFetch = config.fetch ?? fetch;
-  const sleep = config.sleep ?? defaultSleep;
 
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
 
-  async function attempt(body: string, model: string, external: AbortSignal | undefined): Promise<Attempt> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    const onExternalAbort = () => controller.abort(external?.reason);
-    external?.addEventListener('abort', onExternalAbort, { once: true });
-
-    let status: number;
-    let responseHeaders: Headers;
-    let text: string;
-    try {
-      const response = await doFetch(endpoint, { method: 'POST', headers, body, signal: controller.signal });
-      status = response.status;
-      responseHeaders = response.headers;
-      text = await response.text();
-    } catch (cause) {
-      if (external?.aborted) throw abortError(external);
-      if (timedOut) {
-        return {
-          ok: false,
-          retryHere: false,
-          error: new ModelCallError(
-            `model call timed out after ${timeoutMs} ms (POST ${endpoint}, model ${model}); the activity may retry it — if the model is just slow, raise MODEL_TIMEOUT_MS`,
-            { kind: 'timeout', retryable: true, cause },
-          ),
-        };
-      }
-      const detail = cause instanceof Error ? `${cause.message}${cause.cause instanceof Error ? ` (${cause.cause.message})` : ''}` : String(cause);
-      return {
-        ok: false,
-        retryHere: true,
-        error: new ModelCallError(`could not reach the model server at ${endpoint}: ${detail}; check MODEL_BASE_URL and that the server is running`, {
-          kind: 'server_error',
-          retryable: true,
-          cause,
-        }),
-      };
-    } finally {
-      clearTimeout(timer);
-      external?.removeEventListener('abort', onExternalAbort);
-    }
-
-    if (status >= 200 && status < 300) return parseSuccess(text, status, model);
-    return { ok: false, ...classifyHttpError(status, responseHeaders, text, model) };
-  }
-
-  function parseSuccess(text: string, status: number, model: string): Attempt {
-    const malformed = (why: string): Attempt => ({
-      ok: false,
-      retryHere: false,
-      error: new ModelCallError(
+  function parseSuccess(body: CappedBody, status: number, model: string): ModelResponse {
+    const malformed = (why: string): ModelCallError =>
+      new ModelCallError(
         `malformed chat-completions response from ${endpoint} (model ${model}): ${why}; check that MODEL_BASE_URL points at an OpenAI-compatible API (usually ending in /v1)`,
         { kind: 'malformed_response', retryable: false, status },
-      ),
-    });
+      );
+    if (body.truncated) {
+      throw malformed(
+        `the body is larger than the ${formatBytes(MODEL_RESPONSE_MAX_BYTES)} cap on a model response, so the request was aborted and the body not used (a chat completion is far smaller)`,
+      );
+    }
+    const text = body.text;
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      return malformed(`body is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
+      throw malformed(`body is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
     }
     const parsed = wireResponseSchema.safeParse(json);
     if (!parsed.success) {
       const serverSays = typeof json === 'object' && json !== null && 'error' in json ? `; server said: ${serverErrorText(text)}` : '';
       const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
-      return malformed(`${issues}${serverSays}`);
+      throw malformed(`${issues}${serverSays}`);
     }
     const choice = parsed.data.choices[0];
-    if (!choice) return malformed('no choices');
+    if (!choice) throw malformed('no choices');
     const toolCalls: ToolCall[] = (choice.message.tool_calls ?? []).map((call, index) => ({
       // Some local servers omit ids; synthesize a stable one so tool results can still be matched.
       id: call.id ? call.id : `call_${index}`,
@@ -318,61 +301,47 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
     };
     const usage = parsed.data.usage;
     if (usage) response.usage = { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens };
-    return { ok: true, response };
+    return response;
   }
 
-  function classifyHttpError(status: number, responseHeaders: Headers, text: string, model: string): { error: ModelCallError; retryHere: boolean } {
-    const said = serverErrorText(text);
-    const where = `POST ${endpoint} (model ${model}) returned ${status}: ${said}`;
+  function classifyHttpError(status: number, responseHeaders: Headers, body: CappedBody, model: string): ModelCallError {
+    const cut = body.truncated ? ` [error body over ${formatBytes(MODEL_ERROR_BODY_MAX_BYTES)}: the rest was not read]` : '';
+    const where = `POST ${endpoint} (model ${model}) returned ${status}: ${serverErrorText(body.text)}${cut}`;
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(responseHeaders);
-      const init = { kind: 'rate_limited' as const, retryable: true, status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
-      return {
-        retryHere: retryAfterMs === undefined || retryAfterMs <= maxRetryWaitMs,
-        error: new ModelCallError(
-          `rate limited: ${where}; retry after ${retryAfterMs ?? 'a while'} ms, or lower concurrency / raise the provider's rate limit`,
-          init,
-        ),
-      };
+      return new ModelCallError(
+        `rate limited: ${where}; retry after ${retryAfterMs ?? 'a while'} ms, or lower concurrency / raise the provider's rate limit`,
+        { kind: 'rate_limited', retryable: true, status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) },
+      );
     }
     if (status === 401 || status === 403) {
-      return {
-        retryHere: false,
-        error: new ModelCallError(`model server refused the credentials: ${where}; check MODEL_API_KEY (set, valid, and allowed to use model ${model})`, {
-          kind: 'auth',
-          retryable: false,
-          status,
-        }),
-      };
+      return new ModelCallError(`model server refused the credentials: ${where}; check MODEL_API_KEY (set, valid, and allowed to use model ${model})`, {
+        kind: 'auth',
+        retryable: false,
+        status,
+      });
     }
     if (status === 408) {
-      return { retryHere: true, error: new ModelCallError(`model server timed out: ${where}; retry later or raise MODEL_TIMEOUT_MS`, { kind: 'timeout', retryable: true, status }) };
+      return new ModelCallError(`model server timed out: ${where}; retry later or raise MODEL_TIMEOUT_MS`, { kind: 'timeout', retryable: true, status });
     }
     if (status >= 500) {
       const retryAfterMs = parseRetryAfter(responseHeaders);
-      return {
-        retryHere: retryAfterMs === undefined || retryAfterMs <= maxRetryWaitMs,
-        error: new ModelCallError(`model server error: ${where}; the provider is failing, retry later`, {
-          kind: 'server_error',
-          retryable: true,
-          status,
-          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-        }),
-      };
+      return new ModelCallError(`model server error: ${where}; the provider is failing, retry later`, {
+        kind: 'server_error',
+        retryable: true,
+        status,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
     }
     const advice =
       status === 404
         ? `check MODEL_BASE_URL (it usually ends in /v1) and MODEL_NAME (${JSON.stringify(model)})`
         : `the request was rejected; check MODEL_NAME (${JSON.stringify(model)}), the tool schemas and the message history`;
-    return { retryHere: false, error: new ModelCallError(`bad request: ${where}; ${advice}`, { kind: 'bad_request', retryable: false, status }) };
-  }
-
-  function backoffMs(retry: number, error: ModelCallError): number {
-    if (error.retryAfterMs !== undefined) return error.retryAfterMs;
-    return Math.min(MAX_BACKOFF_MS, backoffBaseMs * 2 ** retry);
+    return new ModelCallError(`bad request: ${where}; ${advice}`, { kind: 'bad_request', retryable: false, status });
   }
 
   return {
+    /** Exactly one HTTP request; every failure is thrown classified (or as an AbortError on cancellation), never retried here. */
     async complete(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse> {
       const external = options?.signal;
       if (external?.aborted) throw abortError(external);
@@ -384,12 +353,47 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
         });
       }
       const body = JSON.stringify(toWireBody(request, model));
-      for (let retry = 0; ; retry++) {
-        const result = await attempt(body, model, external);
-        if (result.ok) return result.response;
-        if (!result.retryHere || retry >= maxRetries) throw result.error;
-        await sleepUnlessAborted(sleep, backoffMs(retry, result.error), external);
+
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onExternalAbort = () => controller.abort(external?.reason);
+      external?.addEventListener('abort', onExternalAbort, { once: true });
+
+      let status: number;
+      let responseHeaders: Headers;
+      let read: CappedBody;
+      try {
+        const response = await doFetch(endpoint, { method: 'POST', headers, body, signal: controller.signal });
+        status = response.status;
+        responseHeaders = response.headers;
+        const success = status >= 200 && status < 300;
+        const cap = success ? MODEL_RESPONSE_MAX_BYTES : MODEL_ERROR_BODY_MAX_BYTES;
+        read = await readCapped(response, cap, success, () => controller.abort(new Error(`response body over ${formatBytes(cap)}`)));
+      } catch (cause) {
+        if (external?.aborted) throw abortError(external);
+        if (timedOut) {
+          throw new ModelCallError(
+            `model call timed out after ${timeoutMs} ms (POST ${endpoint}, model ${model}); the activity may retry it — if the model is just slow, raise MODEL_TIMEOUT_MS`,
+            { kind: 'timeout', retryable: true, cause },
+          );
+        }
+        const detail = cause instanceof Error ? `${cause.message}${cause.cause instanceof Error ? ` (${cause.cause.message})` : ''}` : String(cause);
+        throw new ModelCallError(`could not reach the model server at ${endpoint}: ${detail}; check MODEL_BASE_URL and that the server is running`, {
+          kind: 'server_error',
+          retryable: true,
+          cause,
+        });
+      } finally {
+        clearTimeout(timer);
+        external?.removeEventListener('abort', onExternalAbort);
       }
+
+      if (status >= 200 && status < 300) return parseSuccess(read, status, model);
+      throw classifyHttpError(status, responseHeaders, read, model);
     },
   };
 }

@@ -2,11 +2,14 @@
  * A Lead agent on the OpenAI-compatible provider, against a local HTTP server that speaks the
  * chat-completions API, on the real Temporal server: the request carries the Team policy and
  * catalog, tool calls are dispatched, malformed tool-call JSON goes back to the model as a tool
- * error, a 429 is retried by Temporal's activity retry (honouring retry-after), and an auth failure
- * is not retried and fails the turn with a message that says what to do.
+ * error, a 429 is retried by Temporal's activity retry (honouring retry-after), a failing server
+ * gets exactly one HTTP request per activity attempt (Temporal is the only retry layer), a
+ * retry-after over the cap fails the turn at once, and an auth failure is not retried and fails the
+ * turn with a message that says what to do.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MODEL_RETRY_AFTER_TOO_LONG_TYPE } from '../../activities/modelCall';
 import { createOpenAICompatibleProvider } from '../../activities/providers/openaiCompatible';
 import { LEAD_TURN_FAILED, TeamClient } from '../../client/teamClient';
 import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
@@ -32,6 +35,8 @@ const server = http.createServer((req, res) => {
       res.end(JSON.stringify(payload));
     };
     if (request.model === 'deny') return reply(401, { error: { message: 'invalid api key' } });
+    if (request.model === 'down') return reply(503, { error: { message: 'overloaded' } }, { 'retry-after-ms': '100' });
+    if (request.model === 'quota') return reply(429, { error: { message: 'daily quota exhausted' } }, { 'retry-after': '7200' });
     if (request.model === 'flaky' && !flaked) {
       flaked = true;
       return reply(429, { error: { message: 'slow down' } }, { 'retry-after-ms': '200' });
@@ -55,8 +60,8 @@ let worker: RunningWorker;
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  // No in-provider retries: a 429 surfaces as a retryable ModelCallError and Temporal retries the activity.
-  worker = await startWorker(uniqueId('tq-model'), { modelProvider: createOpenAICompatibleProvider({ baseUrl, apiKey: 'test-key', model: 'flaky', maxRetries: 0 }) });
+  // The provider makes one HTTP request per call: a 429 surfaces as a retryable ModelCallError and Temporal retries the activity.
+  worker = await startWorker(uniqueId('tq-model'), { modelProvider: createOpenAICompatibleProvider({ baseUrl, apiKey: 'test-key', model: 'flaky' }) });
   ({ client, close: closeClient } = await connectClient());
 });
 afterAll(async () => {
@@ -90,6 +95,21 @@ test('a chat-completions model drives the Lead: catalog and policy sent, tools d
   expect(attempts[0]).toBe(2);
   // Temporal records only the final attempt of a retried activity: no failure event, attempt 2 started.
   expect((history.events ?? []).filter((e) => e.activityTaskFailedEventAttributes)).toHaveLength(0);
+  // One HTTP request per attempt: history records each model call's last attempt, so the attempts sum to the requests.
+  const callModelScheduled = new Set(
+    (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').map((e) => String(e.eventId)),
+  );
+  const callModelAttempts = (history.events ?? []).flatMap((e) =>
+    e.activityTaskStartedEventAttributes && callModelScheduled.has(String(e.activityTaskStartedEventAttributes.scheduledEventId)) ? [e.activityTaskStartedEventAttributes.attempt ?? 0] : [],
+  );
+  expect(callModelAttempts.length).toBeGreaterThanOrEqual(3);
+  expect(callModelAttempts.reduce((sum, attempt) => sum + attempt, 0)).toBe(requests.filter((r) => r.model === 'flaky').length);
+  // The model call is bounded as a whole: schedule-to-close 30 minutes over 8 attempts of at most 10 minutes each.
+  const scheduled = (history.events ?? []).find((e) => e.activityTaskScheduledEventAttributes)?.activityTaskScheduledEventAttributes;
+  expect(scheduled?.activityType?.name).toBe('callModel');
+  expect(Number(scheduled?.scheduleToCloseTimeout?.seconds)).toBe(30 * 60);
+  expect(Number(scheduled?.startToCloseTimeout?.seconds)).toBe(10 * 60);
+  expect(scheduled?.retryPolicy?.maximumAttempts).toBe(8);
   await team.dispose();
 });
 
@@ -107,5 +127,41 @@ test('an auth failure is not retried: the turn fails with a message that says wh
   expect(failed?.cause?.applicationFailureInfo?.type ?? failed?.applicationFailureInfo?.type).toBe('ModelAuthFailed');
   // The board still works: the failure was the model's, not the Team's.
   expect((await team.createTask({ subject: 'by hand' })).task.id).toBe(1);
+  await team.dispose();
+});
+
+test('a server failing with 503 gets exactly one HTTP request per activity attempt, until the retry policy gives up', async () => {
+  const team = await startLead('down');
+  const failure = await rejectionOf(team.waitForAnswer({ timeoutMs: 60_000 }));
+  expect(failure.type).toBe(LEAD_TURN_FAILED);
+  expect(failure.message).toContain('overloaded');
+  const history = await team.handle().fetchHistory();
+  const events = history.events ?? [];
+  const started = events.flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : []));
+  // Only the last attempt is recorded: the 8th (retry-after-ms 100 set each delay).
+  expect(started).toEqual([8]);
+  expect(requests.filter((r) => r.model === 'down')).toHaveLength(8);
+  const failed = events.find((e) => e.activityTaskFailedEventAttributes)?.activityTaskFailedEventAttributes;
+  const info = failed?.failure?.applicationFailureInfo ?? failed?.failure?.cause?.applicationFailureInfo;
+  expect(info?.type).toBe('ModelServerError');
+  expect(info?.nonRetryable).toBeFalsy();
+  await team.dispose();
+});
+
+test('a retry-after over the 5-minute cap fails the turn at once with ModelRetryAfterTooLong, after one HTTP request', async () => {
+  const team = await startLead('quota');
+  const failure = await rejectionOf(team.waitForAnswer({ timeoutMs: 60_000 }));
+  expect(failure.type).toBe(LEAD_TURN_FAILED);
+  expect(failure.message).toContain('daily quota exhausted');
+  expect(failure.message).toMatch(/prompt again .*raise the provider's quota/);
+  expect((await team.agentState()).status).toBe('failed');
+  const history = await team.handle().fetchHistory();
+  const events = history.events ?? [];
+  expect(events.flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : []))).toEqual([1]);
+  expect(requests.filter((r) => r.model === 'quota')).toHaveLength(1);
+  const failed = events.find((e) => e.activityTaskFailedEventAttributes)?.activityTaskFailedEventAttributes?.failure;
+  const info = failed?.applicationFailureInfo ?? failed?.cause?.applicationFailureInfo;
+  expect(info?.type).toBe(MODEL_RETRY_AFTER_TOO_LONG_TYPE);
+  expect(info?.nonRetryable).toBe(true);
   await team.dispose();
 });

@@ -5,12 +5,20 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createModelActivities, MODEL_FAILURE_TYPES, toActivityFailure, type CallModelInput } from '../../activities/modelCall';
+import {
+  createModelActivities,
+  MODEL_FAILURE_TYPES,
+  MODEL_RETRY_AFTER_CAP_MS,
+  MODEL_RETRY_AFTER_TOO_LONG_TYPE,
+  toActivityFailure,
+  type CallModelInput,
+} from '../../activities/modelCall';
 import { createScriptedModel } from '../../activities/providers/scriptedModel';
 import { createScriptedProvider, ScriptExhaustedError, scriptedText } from '../../activities/providers/scriptedProvider';
 import { renderInboxMessage } from '../../shared/agent/transcript';
 import type { JsonValue } from '../../shared/json';
-import { MODEL_ERROR_KINDS, ModelCallError, type ModelProvider, type ModelRequest, type ToolSpec } from '../../shared/model';
+import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../../shared/limits';
+import { MODEL_ERROR_KINDS, ModelCallError, type ModelProvider, type ModelRequest, type ModelResponse, type ToolSpec } from '../../shared/model';
 
 const sendTool: ToolSpec = { name: 'send_message', description: 'Send a message.', parameters: { type: 'object' } };
 
@@ -58,6 +66,48 @@ describe('toActivityFailure', () => {
     expect(timeout.details).toEqual([{ kind: 'timeout', status: null }]);
   });
 
+  test('retry-after is capped at 5 minutes: up to the cap it is the next retry delay', () => {
+    expect(MODEL_RETRY_AFTER_CAP_MS).toBe(5 * 60 * 1000);
+    const atCap = toActivityFailure(
+      new ModelCallError('rate limited', { kind: 'rate_limited', retryable: true, retryAfterMs: MODEL_RETRY_AFTER_CAP_MS, status: 429 }),
+    ) as ApplicationFailure;
+    expect(atCap).toMatchObject({ type: 'ModelRateLimited', nonRetryable: false, nextRetryDelay: MODEL_RETRY_AFTER_CAP_MS });
+    const serverUnderCap = toActivityFailure(
+      new ModelCallError('unavailable', { kind: 'server_error', retryable: true, retryAfterMs: 60_000, status: 503 }),
+    ) as ApplicationFailure;
+    expect(serverUnderCap).toMatchObject({ type: 'ModelServerError', nonRetryable: false, nextRetryDelay: 60_000 });
+  });
+
+  test('a retry-after over the cap: non-retryable ModelRetryAfterTooLong that says what was asked and what to do', () => {
+    const asked = MODEL_RETRY_AFTER_CAP_MS + 1;
+    const af = toActivityFailure(
+      new ModelCallError('rate limited: quota', { kind: 'rate_limited', retryable: true, retryAfterMs: asked, status: 429 }),
+    ) as ApplicationFailure;
+    expect(af).toBeInstanceOf(ApplicationFailure);
+    expect(af.type).toBe(MODEL_RETRY_AFTER_TOO_LONG_TYPE);
+    expect(af.type).toBe('ModelRetryAfterTooLong');
+    expect(af.nonRetryable).toBe(true);
+    expect(af.nextRetryDelay).toBeUndefined();
+    expect(af.message).toMatch(/^rate limited: quota \[rate_limited, HTTP 429; the provider asked to wait 300001 ms \(about 5 min\) before trying again, longer than the 5 min .*not retried: prompt again once that time has passed, or raise the provider's quota or rate limit\]$/);
+    expect(af.details).toEqual([{ kind: 'rate_limited', status: 429, retryAfterMs: asked, capMs: MODEL_RETRY_AFTER_CAP_MS }]);
+    const days = toActivityFailure(
+      new ModelCallError('unavailable', { kind: 'server_error', retryable: true, retryAfterMs: 3 * 24 * 3_600_000, status: 503 }),
+    ) as ApplicationFailure;
+    expect(days).toMatchObject({ type: MODEL_RETRY_AFTER_TOO_LONG_TYPE, nonRetryable: true });
+    expect(days.message).toContain('about 72 h');
+  });
+
+  test('a zero retry-after leaves the backoff to the retry policy; a non-retryable error never gets a delay', () => {
+    const zero = toActivityFailure(new ModelCallError('rate limited', { kind: 'rate_limited', retryable: true, retryAfterMs: 0, status: 429 })) as ApplicationFailure;
+    expect(zero).toMatchObject({ type: 'ModelRateLimited', nonRetryable: false });
+    expect(zero.nextRetryDelay).toBeUndefined();
+    const notRetryable = toActivityFailure(
+      new ModelCallError('bad', { kind: 'bad_request', retryable: false, retryAfterMs: 10 * MODEL_RETRY_AFTER_CAP_MS, status: 400 }),
+    ) as ApplicationFailure;
+    expect(notRetryable).toMatchObject({ type: 'ModelBadRequest', nonRetryable: true });
+    expect(notRetryable.nextRetryDelay).toBeUndefined();
+  });
+
   test('script exhaustion is non-retryable; abort, cancellation and other errors pass through', () => {
     const af = toActivityFailure(new ScriptExhaustedError('the script has 1 step(s)')) as ApplicationFailure;
     expect(af.type).toBe('ScriptedModelExhausted');
@@ -102,6 +152,25 @@ describe('callModel activity (MockActivityEnvironment)', () => {
     const error = new ModelCallError('unauthorized (HTTP 401)', { kind: 'auth', retryable: false, status: 401 });
     const { callModel } = createModelActivities({ provider: failingProvider(error), toolsFor });
     await expect(newEnv().run(callModel, input)).rejects.toMatchObject({ type: 'ModelAuthFailed', nonRetryable: true });
+  });
+
+  test('a response over the payload budget fails typed and non-retryable instead of becoming the activity result', async () => {
+    const huge = scriptedText('x'.repeat(PAYLOAD_BUDGET_BYTES));
+    expect(jsonBytes(huge)).toBeGreaterThan(PAYLOAD_BUDGET_BYTES);
+    const { callModel } = createModelActivities({ provider: createScriptedProvider([huge]), toolsFor });
+    const failure: unknown = await newEnv().run(callModel, input).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'ModelMalformedResponse', nonRetryable: true });
+    expect((failure as ApplicationFailure).message).toContain(`over the ${PAYLOAD_BUDGET_BYTES}-byte budget`);
+    // Just under the budget is returned as is.
+    const fits = scriptedText('y'.repeat(PAYLOAD_BUDGET_BYTES - 200));
+    expect(jsonBytes(fits)).toBeLessThanOrEqual(PAYLOAD_BUDGET_BYTES);
+    const { callModel: callFits } = createModelActivities({ provider: createScriptedProvider([fits]), toolsFor });
+    const ok: ModelResponse = await newEnv().run(callFits, input);
+    expect(ok.message.content).toHaveLength(PAYLOAD_BUDGET_BYTES - 200);
   });
 
   test('an unknown toolset: nonRetryable UnknownToolset, the provider is not called', async () => {
