@@ -12,6 +12,7 @@ import type { TeamLeadInput, TeammateInput } from '../shared/definitions';
 import { PROFILE_NAMES } from '../shared/definitions';
 import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MAX_TEAM_ID_LENGTH, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../shared/limits';
 import { MAX_MEMBER_NAME_LENGTH } from '../shared/team/roster';
+import { jsonProblem } from '../shared/json';
 import { deliveryProblem } from './teammateRun';
 
 export const INVALID_WORKFLOW_INPUT = 'InvalidWorkflowInput';
@@ -20,6 +21,14 @@ export const MAX_ROSTER_SIZE = 32;
 export const MAX_TURNS_PER_RUN = 10_000;
 
 const teamId = z.string().min(1).max(MAX_TEAM_ID_LENGTH);
+/** Conversation entries are checked for the fields the workflow reads; their contents are only inspected (jsonProblem). */
+const conversation = z.array(
+  z.looseObject({
+    role: z.enum(['user', 'assistant', 'system', 'tool']),
+    turn: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    toolCalls: z.array(z.looseObject({ id: z.string(), name: z.string(), argumentsJson: z.string() })).optional(),
+  }),
+);
 const record = z.record(z.string(), z.unknown());
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -32,6 +41,7 @@ const carriedLeadSchema = z.object({
   legacyMailbox: z.object({ records: z.array(z.unknown()), problems: z.array(z.unknown()) }),
   recentUpdates: z.array(z.object({ updateId: z.string() })),
   continuedRuns: count,
+  agent: z.looseObject({ conversation, turns: count, subagents: record }).optional(),
 });
 
 const leadInputSchema = z.object({
@@ -48,7 +58,7 @@ const leadInputSchema = z.object({
       checkoutTaskQueue: z.string().min(1).max(200).optional(),
     })
     .optional(),
-  forkOf: z.object({ teamId, conversation: z.array(z.unknown()) }).optional(),
+  forkOf: z.object({ teamId, conversation }).optional(),
   carried: carriedLeadSchema.optional(),
 });
 
@@ -89,6 +99,7 @@ function checkLeadInput(input: unknown, workflowId: string): TeamLeadInput {
     if (lead.agent.prompt.trim() === '') throw invalid('teamLead', 'agent.prompt must not be empty');
     if (jsonBytes(lead.agent.prompt) > MAX_MESSAGE_BYTES) throw invalid('teamLead', `agent.prompt is over the ${MAX_MESSAGE_BYTES}-byte message limit`);
   }
+  if (lead.forkOf && conversationProblem(lead.forkOf.conversation)) throw invalid('teamLead', `forkOf.conversation: ${conversationProblem(lead.forkOf.conversation)}`);
   if (lead.forkOf && jsonBytes(lead.forkOf.conversation) > CARRIED_CONVERSATION_BUDGET) {
     throw invalid('teamLead', `forkOf.conversation is over the ${CARRIED_CONVERSATION_BUDGET}-byte conversation budget`);
   }
@@ -104,7 +115,7 @@ const teammateInputSchema = z.object({
     initialMessageId: z.string().min(1).max(MAX_ID_LENGTH),
   }),
   model: z.string().min(1).max(200).nullable(),
-  seed: z.array(z.unknown()),
+  seed: conversation,
   initialMessage: z.unknown(),
   cwd: z.string().min(1).max(1_000).optional(),
   checkoutTaskQueue: z.string().min(1).max(200).optional(),
@@ -112,7 +123,7 @@ const teammateInputSchema = z.object({
   carried: z
     .object({
       inbox: z.object({ pending: z.array(z.unknown()), seen: z.array(z.string()), received: count, consumed: count }),
-      conversation: z.array(z.unknown()),
+      conversation,
       turns: count,
       interruptedTurns: count,
       continuedRuns: count,
@@ -136,7 +147,17 @@ function checkSessionInput(workflow: string, input: unknown, workflowId: string,
   }
   const problem = deliveryProblem(initialMessage);
   if (problem) throw invalid(workflow, `initialMessage: ${problem}`);
+  if (conversationProblem(seed)) throw invalid(workflow, `seed: ${conversationProblem(seed)}`);
   if (jsonBytes(seed) > CARRIED_CONVERSATION_BUDGET) throw invalid(workflow, `seed is over the ${CARRIED_CONVERSATION_BUDGET}-byte conversation budget`);
   if (jsonBytes(input) > PAYLOAD_BUDGET_BYTES) throw invalid(workflow, `the input is over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget`);
   return input as TeammateInput;
+}
+
+/** Entry contents must be plain JSON (inspected, never rebuilt). */
+function conversationProblem(entries: readonly unknown[]): string | null {
+  for (const [index, entry] of entries.entries()) {
+    const problem = jsonProblem(entry);
+    if (problem) return `entry ${index}: ${problem}`;
+  }
+  return null;
 }
