@@ -16,7 +16,7 @@ import {
 import type { ReconcileOutcome, TeamActivities } from '../activities';
 import * as defs from '../shared/definitions';
 import { own } from '../shared/own';
-import { MAX_STATUS_TEXT_LENGTH } from '../shared/limits';
+import { MAX_STATUS_TEXT_LENGTH, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../shared/limits';
 import type { ConversationEntry, InboxAcceptance, TeamLeadInput, TeammateDescriptor, WaitResult } from '../shared/definitions';
 import { DISPOSAL_FAILED, MEMBER_UNAVAILABLE, PROVISIONING_CONFLICT } from '../shared/failures';
 import type { InboxMessage } from '../shared/inbox';
@@ -81,20 +81,24 @@ export function createLeadOperations(env: LeadEnvironment) {
       const checkout = env.memberCheckout();
       let outcome: ReconcileOutcome;
       try {
+        const args: Parameters<typeof teammate> = [
+          {
+            descriptor,
+            model: spawnRequest.model ?? input.agent?.model ?? null,
+            // Fresh children inherit nothing; a fork captures the Lead's completed turns once.
+            seed: spawnRequest.context === 'fork' ? env.forkSeed() : [],
+            initialMessage,
+            cwd: checkout.cwd,
+            ...(checkout.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: checkout.checkoutTaskQueue } : {}),
+            ...(input.teammateMaxTurnsPerRun !== undefined ? { maxTurnsPerRun: input.teammateMaxTurnsPerRun } : {}),
+          },
+        ];
+        // Measured before the child starts: an input over budget fails this spawn, never the Lead.
+        const bytes = jsonBytes(args);
+        if (bytes > PAYLOAD_BUDGET_BYTES) throw new StartInputTooLarge(`the child's start input would be ${bytes} bytes, over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget`);
         await startChild<typeof teammate>(defs.TEAMMATE_WORKFLOW_TYPE, {
           workflowId: member.workflowId,
-          args: [
-            {
-              descriptor,
-              model: spawnRequest.model ?? input.agent?.model ?? null,
-              // Fresh children inherit nothing; a fork captures the Lead's completed turns once.
-              seed: spawnRequest.context === 'fork' ? env.forkSeed() : [],
-              initialMessage,
-              cwd: checkout.cwd,
-              ...(checkout.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: checkout.checkoutTaskQueue } : {}),
-              ...(input.teammateMaxTurnsPerRun !== undefined ? { maxTurnsPerRun: input.teammateMaxTurnsPerRun } : {}),
-            },
-          ],
+          args,
           // Children must outlive each Lead run (continue-as-new); disposal stops them explicitly.
           parentClosePolicy: ParentClosePolicy.ABANDON,
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -236,3 +240,6 @@ export function createLeadOperations(env: LeadEnvironment) {
 
   return { spawn, send, interrupt, wait, dispose, recoverProvisioning, notifyWatchers, stopChild: (workflowId: string) => control.stopTeammate({ workflowId }) };
 }
+
+/** A spawn whose child start input would be over budget: the record fails with this reason. */
+class StartInputTooLarge extends Error {}

@@ -7,6 +7,7 @@ import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure, defineSignal, isCancellation, setDefaultSignalHandler, setHandler } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { IgnoredSignals } from '../shared/signalPayloads';
+import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../shared/limits';
 export { noIgnoredSignals, type IgnoredSignals } from '../shared/signalPayloads';
 
 /** What a handler did with a signal it parsed. */
@@ -64,9 +65,15 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
     (...args: Args): Ret | Promise<Ret> => {
       try {
         const result = handler(...args);
-        return typeAsyncFailures && result instanceof Promise ? result.catch((error: unknown) => {
-              throw typedFailure(error);
-            }) : result;
+        if (!(result instanceof Promise)) return withinBudget(definition.name, result);
+        return typeAsyncFailures
+          ? result.then(
+              (value) => withinBudget(definition.name, value),
+              (error: unknown) => {
+                throw typedFailure(error);
+              },
+            )
+          : result;
       } catch (error) {
         throw typedFailure(error);
       }
@@ -84,6 +91,21 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
 }
 
 export const TEAM_INTERNAL_ERROR = 'TeamInternalError';
+
+/**
+ * The last line of the size budget: an Update result over PAYLOAD_BUDGET_BYTES would make the
+ * server terminate the workflow, so that one call fails with PayloadTooLarge instead. The caps on
+ * every field keep results far below this; reaching it is a bug in a cap.
+ */
+function withinBudget<T>(updateName: string, result: T): T {
+  const bytes = jsonBytes(result);
+  if (bytes <= PAYLOAD_BUDGET_BYTES) return result;
+  throw ApplicationFailure.create({
+    type: 'PayloadTooLarge',
+    message: `${updateName}'s result would be ${bytes} bytes, over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget; read less at once (readTask for one task) and report this with the Team id`,
+    nonRetryable: true,
+  });
+}
 /** Runs started before async Update failures were typed replay without it. */
 export const TYPED_UPDATE_FAILURES_PATCH = 'typed-update-failures-v1';
 
