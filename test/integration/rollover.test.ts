@@ -6,7 +6,8 @@
  * aborted by the server with a retriable error that the SDK retries on the new run.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { createTaskUpdate, editTaskUpdate, getLeadRunInfoQuery, getTeamViewQuery, TEAM_LEAD_WORKFLOW_TYPE } from '../../shared/definitions';
+import { answer, scriptText, think, tool } from '../../activities/providers/scriptedModelScript';
+import { createTaskUpdate, editTaskUpdate, getAgentStateQuery, getLeadRunInfoQuery, getTeamViewQuery, TEAM_LEAD_WORKFLOW_TYPE } from '../../shared/definitions';
 import { useClientAndWorker } from '../support/harness';
 import { uniqueId } from '../support/temporal';
 import { chainReport } from '../support/adversarial';
@@ -46,5 +47,56 @@ test('raw SDK callers drive 2,600 task mutations across several rollovers with n
   for (const task of view.tasks) expect(task).toMatchObject({ revision: EDITS_PER_TASK + 1, description: `edit ${EDITS_PER_TASK - 1}` });
   const chain = await chainReport(env.client, teamId);
   expect({ failedWorkflowTasks: chain.failedWorkflowTasks, terminated: chain.terminatedRuns }).toEqual({ failedWorkflowTasks: 0, terminated: 0 });
+  await handle.terminate('test done').catch(() => undefined);
+});
+
+test("task Updates stay open while a rollover waits for the Lead's own turn, which yields at its next step boundary and finishes in the next run", async () => {
+  const teamId = uniqueId('team-turn-rollover');
+  // The Lead's first model call "thinks" for 60 s: the rollover (history or 1,000 accepted Updates) falls inside it.
+  const prompt = scriptText(think(60_000), tool('list_tasks'), think(1_000), answer('done after the rollover'));
+  const handle: WorkflowHandle = await env.client.workflow.start(TEAM_LEAD_WORKFLOW_TYPE, {
+    workflowId: teamId,
+    taskQueue: env.worker.taskQueue,
+    args: [{ teamId, agent: { prompt, profile: 'team' } }],
+  });
+  const failures: string[] = [];
+  const EDITS = 350; // per lane: 4 × 350 + 4 creates, so the run passes 1,000 accepted Updates while the model thinks
+  const lane = async (laneIndex: number): Promise<void> => {
+    const { task } = await handle.executeUpdate(createTaskUpdate, { args: [{ caller: 'lead', subject: `lane ${laneIndex}` }] });
+    let revision = task.revision;
+    for (let e = 0; e < EDITS; e++) {
+      try {
+        revision = (await handle.executeUpdate(editTaskUpdate, { args: [{ caller: 'lead', taskId: task.id, expectedRevision: revision, description: `edit ${e}` }] })).task.revision;
+      } catch (error) {
+        failures.push(String(error));
+        return;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
+  expect(failures).toEqual([]);
+
+  // The turn went on in the next run from where it stopped: turn 1 holds its steps once each, and
+  // the first run made only the first model call (it yielded after that step).
+  let agent = await handle.query(getAgentStateQuery);
+  for (let i = 0; i < 120 && agent.status !== 'answered'; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    agent = await handle.query(getAgentStateQuery);
+  }
+  expect(agent.status).toBe('answered');
+  const turnOne = agent.conversation.filter((e) => e.turn === 1);
+  expect(turnOne.map((e) => [e.role, e.toolCalls?.map((c) => c.name) ?? e.content])).toEqual([
+    ['user', expect.any(String)],
+    ['assistant', ['list_tasks']],
+    ['tool', expect.any(String)],
+    ['assistant', 'done after the rollover'],
+  ]);
+  const chain = await chainReport(env.client, teamId);
+  expect({ failedWorkflowTasks: chain.failedWorkflowTasks, terminated: chain.terminatedRuns }).toEqual({ failedWorkflowTasks: 0, terminated: 0 });
+  expect(chain.runs.length).toBeGreaterThanOrEqual(2);
+  const firstRun = chain.runs[chain.runs.length - 1]!; // the chain is listed from the latest run back
+  const firstHistory = await env.client.workflow.getHandle(teamId, firstRun.runId).fetchHistory();
+  const callsInFirstRun = (firstHistory.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
+  expect(callsInFirstRun).toHaveLength(1);
   await handle.terminate('test done').catch(() => undefined);
 });
