@@ -157,11 +157,16 @@ export async function rawQuery<T>(client: Client, workflowId: string, name: stri
 const TASK_FAILED_CAUSE = temporal.api.enums.v1.WorkflowTaskFailedCause;
 
 /**
- * A workflow task failure the server itself asks for when new events (a signal, an Update) arrive
- * while a worker completes the run (continue-as-new, completion): the SDK redoes the task with the
- * new events. It is not a failure of workflow code, so it is reported but not counted.
+ * Workflow task failures the server itself records, never the worker, and that are not failures of
+ * workflow code: they are reported but not counted.
+ *  - UNHANDLED_COMMAND: new events (a signal, an Update) arrived while a worker completed the run
+ *    (continue-as-new, completion); the SDK redoes the task with the new events.
+ *  - FORCE_CLOSE_COMMAND: signals buffered while a workflow task was in flight went over the
+ *    server's buffered-events limit (2 MiB by default): the server fails the in-flight task to flush
+ *    them, and the next task takes them. Hostile signals of ~1.9 MB each reach it on a busy machine;
+ *    no workflow code is involved and the run goes on (seen once in the watchEdges batch).
  */
-export const BENIGN_TASK_FAILURE_CAUSES = ['WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND'];
+export const BENIGN_TASK_FAILURE_CAUSES = ['WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND', 'WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND'];
 
 export interface RunReport {
   workflowId: string;
