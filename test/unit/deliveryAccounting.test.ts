@@ -1,0 +1,96 @@
+/**
+ * Delivery accounting on the target's word, with the Lead's and a teammate's in-run logic wired
+ * by hand (the same calls the workflows make, no server): the Lead counts a member busy while it
+ * has relayed more messages than the member reports settled, and a member settles a relayed
+ * message when it takes it into a turn or drops it (duplicate id, malformed, over budget).
+ */
+import type { TeammateInput } from '../../shared/definitions';
+import { MEMBER_INBOX_BUDGET_BYTES } from '../../shared/limits';
+import { TeamLeadRun, busyMembers, messageBytes } from '../../workflows/teamLeadRun';
+import { TeammateRun } from '../../workflows/teammateRun';
+
+const NOW = '2026-11-30T00:00:00.000Z';
+
+function team(): { lead: TeamLeadRun; mate: TeammateRun } {
+  const lead = new TeamLeadRun('t', 8, undefined);
+  const { member } = lead.beginSpawn({ caller: 'lead', name: 'mate', message: 'start' }, NOW);
+  lead.settleProvisioning('mate', { phase: 'active' }, NOW, messageBytes('start'));
+  const input: TeammateInput = {
+    descriptor: { teamId: 't', name: 'mate', context: 'fresh', initialMessageId: `${member.workflowId}/initial` },
+    model: null,
+    seed: [],
+    initialMessage: { messageId: `${member.workflowId}/initial`, from: 'lead', content: 'start', sentAt: NOW, relaySeq: 1 },
+  };
+  return { lead, mate: new TeammateRun(input) };
+}
+
+/** The Lead relays (ops.send): reserve, then the target records the signal. */
+function relay(lead: TeamLeadRun, mate: TeammateRun, messageId: string, content: unknown = 'hi'): void {
+  const relaySeq = lead.beginRelay('mate', messageBytes(content as string));
+  mate.deliver({ messageId, from: 'lead', content, sentAt: NOW, relaySeq });
+}
+
+/** The member's status report (memberSession's report()). */
+function report(lead: TeamLeadRun, mate: TeammateRun, status: 'running' | 'idle'): void {
+  mate.reportedSettled = mate.settled;
+  lead.reportStatus({ name: 'mate', status, consumed: mate.inbox.consumed, settled: mate.settled }, NOW);
+}
+
+test('a member that took every relayed message into a turn is not busy; one relayed since is', () => {
+  const { lead, mate } = team();
+  expect(busyMembers(lead)).toEqual(['mate']); // starting, initial message unsettled
+  mate.beginTurn();
+  report(lead, mate, 'running');
+  mate.endTurn({ completed: true });
+  report(lead, mate, 'idle');
+  expect(busyMembers(lead)).toEqual([]);
+  relay(lead, mate, 'm1');
+  expect(busyMembers(lead)).toEqual(['mate']); // delivered, not yet taken, member still says idle
+});
+
+test('a duplicate message id dropped by the member is settled on its word: the Lead does not wait for it for ever', () => {
+  const { lead, mate } = team();
+  mate.beginTurn();
+  mate.endTurn({ completed: true });
+  report(lead, mate, 'idle');
+  relay(lead, mate, 'same-id');
+  mate.beginTurn();
+  mate.endTurn({ completed: true });
+  report(lead, mate, 'idle');
+  expect(busyMembers(lead)).toEqual([]);
+  relay(lead, mate, 'same-id'); // recorded before: dropped by the member
+  expect(mate.hasPending()).toBe(false);
+  expect(busyMembers(lead)).toEqual(['mate']);
+  expect(mate.hasUnreportedSettlements()).toBe(true); // memberSession reports idle for it
+  report(lead, mate, 'idle');
+  expect(busyMembers(lead)).toEqual([]);
+});
+
+test('malformed and over-budget deliveries are settled too, and the Lead refuses what would overflow the inbox first', () => {
+  const { lead, mate } = team();
+  mate.beginTurn();
+  mate.endTurn({ completed: true });
+  report(lead, mate, 'idle');
+  const relaySeq = lead.beginRelay('mate', 10);
+  mate.deliver({ messageId: 'x'.repeat(500), from: 'lead', content: 1, sentAt: NOW, relaySeq }); // id too long: refused
+  expect(mate.rejectedDeliveries).toHaveLength(1);
+  report(lead, mate, 'idle');
+  expect(busyMembers(lead)).toEqual([]);
+
+  // The Lead counts unsettled bytes per member and says InboxFull before the member would refuse.
+  const big = 'y'.repeat(100_000);
+  relay(lead, mate, 'b1', big);
+  relay(lead, mate, 'b2', big);
+  let refusal: unknown;
+  try {
+    lead.requireInboxRoom('mate', messageBytes(big));
+  } catch (error) {
+    refusal = error;
+  }
+  expect(refusal).toMatchObject({ type: 'InboxFull' });
+  expect(mate.rejectedDeliveries).toHaveLength(1); // nothing the Lead relayed was refused
+  mate.beginTurn();
+  report(lead, mate, 'running');
+  expect(() => lead.requireInboxRoom('mate', messageBytes(big))).not.toThrow();
+  expect(MEMBER_INBOX_BUDGET_BYTES).toBeLessThan(3 * messageBytes(big));
+});
