@@ -3,7 +3,7 @@ import type { MemberRecord } from './roster';
 import { LEAD } from './roster';
 import type { TeamState } from './state';
 import type { TaskSnapshot } from './task';
-import { scopesOverlap } from './writeScopes';
+import { buildOverlapIndex, overlapsOf, type OverlapIndex } from './overlapIndex';
 import { MAX_OVERLAPS_PER_TASK, VIEW_OVERLAP_BUDGET_BYTES, jsonBytes } from '../limits';
 
 /** One advisory overlap: `scope` of this task intersects `otherScope` of live task `taskId`. */
@@ -43,25 +43,24 @@ export function isLiveTask(task: TaskSnapshot): boolean {
   return !task.deleted && (task.status === 'pending' || task.status === 'in_progress');
 }
 
+/** The index of the live tasks' scopes, built once per board (state.tasks is replaced on every task event). */
+const indexes = new WeakMap<TeamState['tasks'], OverlapIndex>();
+function overlapIndex(state: TeamState): OverlapIndex {
+  let index = indexes.get(state.tasks);
+  if (!index) {
+    index = buildOverlapIndex(Object.values(state.tasks).filter(isLiveTask));
+    indexes.set(state.tasks, index);
+  }
+  return index;
+}
+
 /**
  * The overlaps of `task` with live tasks: the first `limit` listed, the rest counted. Overlaps grow
  * with the product of the scopes, so a view lists a bounded number and says how many it left out.
  */
 export function writeScopeOverlaps(state: TeamState, task: TaskSnapshot, limit: number = MAX_OVERLAPS_PER_TASK): { overlaps: WriteScopeOverlap[]; omitted: number } {
-  const overlaps: WriteScopeOverlap[] = [];
-  let omitted = 0;
-  if (task.writeScopes.length === 0) return { overlaps, omitted };
-  for (const other of Object.values(state.tasks)) {
-    if (other.id === task.id || !isLiveTask(other)) continue;
-    for (const scope of task.writeScopes) {
-      for (const otherScope of other.writeScopes) {
-        if (!scopesOverlap(scope, otherScope)) continue;
-        if (overlaps.length < limit) overlaps.push({ taskId: other.id, scope, otherScope });
-        else omitted += 1;
-      }
-    }
-  }
-  return { overlaps, omitted };
+  if (task.writeScopes.length === 0 || task.deleted) return { overlaps: [], omitted: 0 };
+  return overlapsOf(overlapIndex(state), task, isLiveTask(task), limit);
 }
 
 export function taskView(state: TeamState, task: TaskSnapshot, overlapLimit: number = MAX_OVERLAPS_PER_TASK): TaskView {
