@@ -21,24 +21,7 @@ const EDITS_PER_TASK = 130; // 4 × 5 × 130 = 2,600 edits + 20 creates
 test('raw SDK callers drive 2,600 task mutations across several rollovers with no retry loop and no refusal', async () => {
   const teamId = uniqueId('team-raw-rollover');
   const handle: WorkflowHandle = await env.client.workflow.start(TEAM_LEAD_WORKFLOW_TYPE, { workflowId: teamId, taskQueue: env.worker.taskQueue, args: [{ teamId }] });
-  const failures: string[] = [];
-  const lane = async (laneIndex: number): Promise<void> => {
-    for (let t = 0; t < TASKS_PER_LANE; t++) {
-      const { task } = await handle.executeUpdate(createTaskUpdate, { args: [{ caller: 'lead', subject: `lane ${laneIndex} task ${t}` }] });
-      let revision = task.revision;
-      for (let e = 0; e < EDITS_PER_TASK; e++) {
-        try {
-          const edited = await handle.executeUpdate(editTaskUpdate, { args: [{ caller: 'lead', taskId: task.id, expectedRevision: revision, description: `edit ${e}` }] });
-          revision = edited.task.revision;
-        } catch (error) {
-          failures.push(String(error));
-          return;
-        }
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
-  expect(failures).toEqual([]);
+  expect(await driveLanes(handle, TASKS_PER_LANE, EDITS_PER_TASK)).toEqual([]);
 
   const info = await handle.query(getLeadRunInfoQuery);
   expect(info.continuedRuns).toBeGreaterThanOrEqual(2);
@@ -59,22 +42,8 @@ test("task Updates stay open while a rollover waits for the Lead's own turn, whi
     taskQueue: env.worker.taskQueue,
     args: [{ teamId, agent: { prompt, profile: 'team' } }],
   });
-  const failures: string[] = [];
-  const EDITS = 350; // per lane: 4 × 350 + 4 creates, so the run passes 1,000 accepted Updates while the model thinks
-  const lane = async (laneIndex: number): Promise<void> => {
-    const { task } = await handle.executeUpdate(createTaskUpdate, { args: [{ caller: 'lead', subject: `lane ${laneIndex}` }] });
-    let revision = task.revision;
-    for (let e = 0; e < EDITS; e++) {
-      try {
-        revision = (await handle.executeUpdate(editTaskUpdate, { args: [{ caller: 'lead', taskId: task.id, expectedRevision: revision, description: `edit ${e}` }] })).task.revision;
-      } catch (error) {
-        failures.push(String(error));
-        return;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
-  expect(failures).toEqual([]);
+  // 4 lanes × 350 edits + 4 creates: the run passes 1,000 accepted Updates while the model thinks.
+  expect(await driveLanes(handle, 1, 350)).toEqual([]);
 
   // The turn went on in the next run from where it stopped: turn 1 holds its steps once each, and
   // the first run made only the first model call (it yielded after that step).
@@ -100,3 +69,27 @@ test("task Updates stay open while a rollover waits for the Lead's own turn, whi
   expect(callsInFirstRun).toHaveLength(1);
   await handle.terminate('test done').catch(() => undefined);
 });
+
+/**
+ * LANES concurrent raw callers, each creating `tasks` tasks and editing each `edits` times in order,
+ * with no retry of any kind. Returns every failure (a lane stops at its first).
+ */
+async function driveLanes(handle: WorkflowHandle, tasks: number, edits: number): Promise<string[]> {
+  const failures: string[] = [];
+  const lane = async (laneIndex: number): Promise<void> => {
+    for (let t = 0; t < tasks; t++) {
+      const { task } = await handle.executeUpdate(createTaskUpdate, { args: [{ caller: 'lead', subject: `lane ${laneIndex} task ${t}` }] });
+      let revision = task.revision;
+      for (let e = 0; e < edits; e++) {
+        try {
+          revision = (await handle.executeUpdate(editTaskUpdate, { args: [{ caller: 'lead', taskId: task.id, expectedRevision: revision, description: `edit ${e}` }] })).task.revision;
+        } catch (error) {
+          failures.push(String(error));
+          return;
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
+  return failures;
+}
