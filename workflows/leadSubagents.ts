@@ -16,7 +16,7 @@ import type { SubagentAnswer, SubagentToolContext } from '../shared/agent/subage
 import * as defs from '../shared/definitions';
 import { own } from '../shared/own';
 import { MAX_SUBAGENTS, SUBAGENT_ANSWERS_KEPT, SUBAGENT_ANSWER_MAX_BYTES, utf8Length } from '../shared/limits';
-import type { SignalOutcome } from './signalGuard';
+import type { SignalOutcome } from './handlerGuards';
 import { LEAD } from '../shared/team';
 import type { LeadAgentState } from './leadAgentState';
 import type { LeadOperations } from './leadOperations';

@@ -26,7 +26,7 @@ import { waitInMemberWorkflow } from './memberWait';
 import { legacyScriptedTurn } from './legacyScriptedTurn';
 import { TeammateRun, nextSessionInput } from './teammateRun';
 import { MAX_STATUS_TEXT_LENGTH } from '../shared/limits';
-import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from './signalGuard';
+import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from './handlerGuards';
 import { edgeNotificationSchema, interruptTurnSchema } from '../shared/signalPayloads';
 
 /** Histories recorded before the agent loop existed replay through the legacy scripted turn. */

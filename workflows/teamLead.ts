@@ -15,7 +15,7 @@ import { LeadAgentRunner } from './leadAgent';
 import { LeadAgentState, OPERATOR } from './leadAgentState';
 import { createLeadOperations } from './leadOperations';
 import { TeamLeadRun } from './teamLeadRun';
-import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate as guardUpdate, ignoreUnknownSignals, type SignalGuard } from './signalGuard';
+import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate as guardUpdate, ignoreUnknownSignals, type SignalGuard } from './handlerGuards';
 import { parseLeadInput } from './workflowInputs';
 import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../shared/limits';
 import { CARRIED_CONVERSATION_BUDGET } from '../shared/agent/budget';

@@ -24,7 +24,7 @@ import { jsonProblem, type JsonValue } from '../shared/json';
 import { hasOwn, own } from '../shared/own';
 import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MEMBER_INBOX_BUDGET_BYTES, REMEMBERED_RESULT_MAX_BYTES, jsonBytes } from '../shared/limits';
 import { noIgnoredSignals, type IgnoredSignals } from '../shared/signalPayloads';
-import type { SignalOutcome } from './signalGuard';
+import type { SignalOutcome } from './handlerGuards';
 import type { EdgeKind, EdgeLog, TeamEdge } from '../shared/teamEdges';
 import { EDGE_KINDS, emptyEdgeLog, firstEdgeAfter, recordEdge } from '../shared/teamEdges';
 import type { Decision, LegacyMailbox, MemberRecord, ProvisioningOutcome, TaskCommand, TaskCommandKind, TaskMutationResult, TaskView, TeamEvent, TeamState } from '../shared/team';

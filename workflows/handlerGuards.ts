@@ -1,5 +1,5 @@
 /**
- * Signal handlers that cannot break a workflow: each parses its payload, ignores (and counts) what
+ * Handlers that cannot break a workflow. Signal handlers parse their payload, ignore (and count) what
  * is malformed, from a non-member or for an unknown key, and never throws. Signals with no handler
  * are counted and dropped instead of being buffered for ever.
  */
