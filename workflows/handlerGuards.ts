@@ -1,7 +1,8 @@
 /**
- * Handlers that cannot break a workflow. Signal handlers parse their payload, ignore (and count) what
- * is malformed, from a non-member or for an unknown key, and never throws. Signals with no handler
- * are counted and dropped instead of being buffered for ever.
+ * Handlers that cannot break a workflow. A signal handler parses its payload, ignores (and counts)
+ * what is malformed, from a non-member or for an unknown key, and never throws; signals with no
+ * handler are counted and dropped instead of being buffered for ever. An Update handler and its
+ * validator fail only with typed ApplicationFailures, and its result stays within the budget.
  */
 import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure, defineSignal, isCancellation, setDefaultSignalHandler, setHandler } from '@temporalio/workflow';
