@@ -4,6 +4,11 @@
 #   docker run --rm -e TEMPORAL_ADDRESS=my-temporal:7233 agent-teams-worker
 FROM node:20-bookworm-slim
 
+# bubblewrap: the sandbox the bash work tool runs in (see README, "The bash sandbox").
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/*
+
 WORKDIR /app
 RUN chown node:node /app
 USER node

@@ -11,7 +11,8 @@
  *   one checkout can still race between check and rename, and bash writes are not checked at all.
  * - A write_file retried after it already succeeded (e.g. the worker died before reporting) finds
  *   the intended content in place and succeeds again; a retried edit_file reports StaleVersion.
- * - bash runs `bash -c` in its own process group, heartbeats while it runs, and is killed (whole
+ * - bash runs `bash -c` under bubblewrap (activities/bashSandbox.ts; SandboxUnavailable when it cannot
+ *   start, unsandboxed only with AGENT_TEAMS_BASH_SANDBOX=none) in its own process group, heartbeats while it runs, and is killed (whole
  *   group, SIGKILL) on timeout or activity cancellation. Its final directory comes back on fd 3
  *   from an EXIT trap, so `cd` persists across calls (unless the command replaces the trap, execs,
  *   or is killed: then the directory stays as it was).
@@ -36,6 +37,7 @@ import {
   writeFileContract,
 } from '../shared/agent/workTools';
 import { type AnyTool, defineTool, runToolCall } from '../shared/tools/tool';
+import { type BashSandboxConfig, bwrapArgs, credentialFiles, probeSandbox, sandboxConfigFromEnv, sandboxEnv, sandboxHome } from './bashSandbox';
 
 export { WorkToolError };
 
@@ -56,8 +58,13 @@ export interface WorkToolOptions {
   /** Called periodically while bash runs; default: the current activity's heartbeat, if any. */
   heartbeat?: () => void;
   heartbeatIntervalMs?: number;
-  /** Environment for bash; default: this process's, without MODEL_API_KEY and TEMPORAL_API_KEY. */
+  /**
+   * The worker environment bash draws on; default: this process's. Sandboxed, bash sees only the
+   * allow-list from it; unsandboxed, all of it without MODEL_API_KEY and TEMPORAL_API_KEY.
+   */
   env?: Record<string, string | undefined>;
+  /** The bash sandbox; default: from AGENT_TEAMS_BASH_SANDBOX / _NETWORK / _ENV (bubblewrap on). */
+  sandbox?: Partial<BashSandboxConfig>;
 }
 
 interface WorkToolContext {
@@ -234,7 +241,21 @@ export function createWorkToolActivities(options: WorkToolOptions) {
   const rootResolved = path.resolve(options.root);
   const rootReal = fs.realpathSync(rootResolved);
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 1000;
-  const bashEnv = options.env ?? Object.fromEntries(Object.entries(process.env).filter(([name]) => !HIDDEN_ENV.includes(name)));
+  const workerEnv = options.env ?? process.env;
+  const sandbox: BashSandboxConfig = { ...sandboxConfigFromEnv(workerEnv), ...options.sandbox };
+  const home = sandboxHome(rootReal, workerEnv.HOME);
+  const bashEnv =
+    sandbox.mode === 'none' ? Object.fromEntries(Object.entries(workerEnv).filter(([name]) => !HIDDEN_ENV.includes(name))) : sandboxEnv(workerEnv, sandbox, home);
+  const maskFiles = credentialFiles(workerEnv);
+  /** Set once a probe succeeded; a failed probe is retried on the next call. */
+  let sandboxChecked = false;
+
+  async function ensureSandbox(): Promise<void> {
+    if (sandbox.mode === 'none' || sandboxChecked) return;
+    const probe = await probeSandbox(sandbox, rootReal);
+    if (!probe.ok) throw new WorkToolError(E.sandboxUnavailable, `bash cannot run here: its sandbox does not start (${probe.reason}); nothing ran. Use read_file, write_file and edit_file, and tell the Lead`);
+    sandboxChecked = true;
+  }
   const withFileLock = createFileLocks();
 
   const inRoot = (candidate: string) => isWithin(rootResolved, candidate) || isWithin(rootReal, candidate);
@@ -376,6 +397,7 @@ export function createWorkToolActivities(options: WorkToolOptions) {
         context.nextCwd = '.';
         throw new WorkToolError(E.workingDirectoryMissing, `your directory ${context.cwd} no longer exists; you are back at the checkout root (".") and nothing ran`);
       }
+      await ensureSandbox();
       const run = await runBash(input.command, input.timeoutMs ?? LIMITS.bashDefaultTimeoutMs, context);
       let cwd = context.cwd;
       let notice: string | undefined;
@@ -397,7 +419,12 @@ export function createWorkToolActivities(options: WorkToolOptions) {
 
   function runBash(command: string, timeoutMs: number, context: WorkToolContext) {
     return new Promise<{ exitCode: number | null; stdout: string; stderr: string; truncated: boolean; timedOut: boolean; finalDirectory: string | null }>((resolve, reject) => {
-      const child = spawn('bash', ['-c', CWD_TRAILER + command], {
+      const script = ['-c', CWD_TRAILER + command];
+      const [file, args] =
+        sandbox.mode === 'none'
+          ? ['bash', script]
+          : [sandbox.bwrapPath, [...bwrapArgs({ root: rootReal, cwd: fs.realpathSync(context.base), home, network: sandbox.network, maskFiles }), 'bash', ...script]];
+      const child = spawn(file, args, {
         cwd: context.base,
         env: bashEnv,
         detached: true, // own process group, so a timeout kills everything the command started
@@ -468,6 +495,11 @@ export function createWorkToolActivities(options: WorkToolOptions) {
         if (settled) return;
         settled = true;
         cleanup();
+        if (sandbox.mode !== 'none' && errnoCode(error) === 'ENOENT') {
+          sandboxChecked = false;
+          reject(new WorkToolError(E.sandboxUnavailable, `bash cannot run here: ${sandbox.bwrapPath} is missing; nothing ran. Use read_file, write_file and edit_file, and tell the Lead`));
+          return;
+        }
         reject(error);
       });
       child.on('exit', (code) => {

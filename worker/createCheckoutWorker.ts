@@ -1,4 +1,5 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/bashSandbox';
 import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/workTools';
 import { connectionOptionsFromEnv } from '../client/connection';
 
@@ -16,12 +17,15 @@ export interface CheckoutWorkerOptions {
  */
 export async function createCheckoutWorker(options: CheckoutWorkerOptions): Promise<{ worker: Worker; close: () => Promise<void> }> {
   const envOptions = connectionOptionsFromEnv();
+  const root = options.checkoutRoot ?? checkoutRootFromEnv();
+  // Logs once why bash would answer SandboxUnavailable, or that AGENT_TEAMS_BASH_SANDBOX=none runs it unsandboxed.
+  await checkBashSandbox(sandboxConfigFromEnv(), root);
   const ownNative = options.connection ? null : await NativeConnection.connect(envOptions);
   const worker = await Worker.create({
     connection: options.connection ?? ownNative!,
     namespace: envOptions.namespace ?? 'default',
     taskQueue: options.taskQueue,
-    activities: createWorkToolActivities({ root: options.checkoutRoot ?? checkoutRootFromEnv() }),
+    activities: createWorkToolActivities({ root }),
   });
   return { worker, close: async () => void (await ownNative?.close()) };
 }

@@ -3,6 +3,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities } from '../activities';
 import { createModelActivities } from '../activities/modelCall';
 import { providerFromEnv } from '../activities/providers/select';
+import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/bashSandbox';
 import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/workTools';
 import { toolSpecsFor } from '../shared/agent/profiles';
 import type { ModelProvider } from '../shared/model';
@@ -42,6 +43,9 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
   const clientConnection = await Connection.connect(clientOptions);
   const namespace = envOptions.namespace ?? 'default';
   const client = new Client({ connection: clientConnection, namespace });
+  const checkoutRoot = options.checkoutRoot ?? checkoutRootFromEnv();
+  // Logs once why bash would answer SandboxUnavailable, or that AGENT_TEAMS_BASH_SANDBOX=none runs it unsandboxed.
+  await checkBashSandbox(sandboxConfigFromEnv(), checkoutRoot);
   const bundlePath = options.workflowBundlePath ?? process.env.AGENT_TEAMS_WORKFLOW_BUNDLE;
   const worker = await Worker.create({
     connection,
@@ -51,7 +55,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     activities: {
       ...createActivities({ client, ...(options.turnRunner ? { turnRunner: options.turnRunner } : {}) }),
       ...createModelActivities({ provider: options.modelProvider ?? providerFromEnv().provider, toolsFor: toolSpecsFor }),
-      ...createWorkToolActivities({ root: options.checkoutRoot ?? checkoutRootFromEnv() }),
+      ...createWorkToolActivities({ root: checkoutRoot }),
     },
     ...options.extra,
   });

@@ -36,6 +36,8 @@ export const WORK_TOOL_ERRORS = {
   fileTooLarge: 'FileTooLarge',
   workingDirectoryMissing: 'WorkingDirectoryMissing',
   unknownTool: 'UnknownTool',
+  /** bash only: the sandbox (bubblewrap) cannot start on this worker; nothing ran. */
+  sandboxUnavailable: 'SandboxUnavailable',
 } as const;
 
 /** A typed tool failure: `runToolCall` reports `type` and `message` to the model. */

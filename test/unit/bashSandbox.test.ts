@@ -1,0 +1,180 @@
+/**
+ * The bash sandbox (issue 9): the pure argv/env builders, and real commands through the work tool
+ * under bubblewrap on this machine (.ci/run installs it).
+ */
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { type BashSandboxConfig, bwrapArgs, checkBashSandbox, sandboxConfigFromEnv, sandboxEnv, sandboxHome } from '../../activities/bashSandbox';
+import { createWorkToolActivities } from '../../activities/workTools';
+
+const SECRET_NAME = 'AGENT_TEAMS_TEST_SECRET_TOKEN';
+const SECRET = 'sk-sandbox-test-3f9c1b7e';
+
+let scratch: string;
+let root: string;
+
+beforeEach(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bash-sandbox-'));
+  root = path.join(scratch, 'checkout');
+  fs.mkdirSync(path.join(root, 'sub'), { recursive: true });
+  process.env[SECRET_NAME] = SECRET;
+  process.env.MODEL_API_KEY = 'sk-model-key-test';
+});
+
+afterEach(() => {
+  delete process.env[SECRET_NAME];
+  delete process.env.MODEL_API_KEY;
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+async function bash(command: string, options: { cwd?: string; timeoutMs?: number; sandbox?: Partial<BashSandboxConfig> } = {}) {
+  const { runWorkTool } = createWorkToolActivities({ root, ...(options.sandbox ? { sandbox: options.sandbox } : {}) });
+  const outcome = await runWorkTool({ tool: 'bash', argumentsJson: JSON.stringify({ command, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }), cwd: options.cwd ?? '.' });
+  return { ...outcome, result: JSON.parse(outcome.text) as Record<string, unknown> };
+}
+
+describe('configuration and argv (pure)', () => {
+  test('from the environment: sandbox on, network off by default; opt-out, opt-in and allow-list', () => {
+    expect(sandboxConfigFromEnv({})).toEqual({ mode: 'bwrap', bwrapPath: '/usr/bin/bwrap', network: false, allowEnv: [] });
+    expect(sandboxConfigFromEnv({ AGENT_TEAMS_BASH_SANDBOX: 'none', AGENT_TEAMS_BASH_NETWORK: 'on', AGENT_TEAMS_BASH_ENV: 'GOPATH, CARGO_HOME,' })).toEqual({
+      mode: 'none',
+      bwrapPath: '/usr/bin/bwrap',
+      network: true,
+      allowEnv: ['GOPATH', 'CARGO_HOME'],
+    });
+  });
+
+  test('the environment is the allow-list only, with the sandbox HOME', () => {
+    const env = sandboxEnv({ PATH: '/bin', LANG: 'C.UTF-8', TERM: 'xterm', HOME: '/root', MODEL_API_KEY: 'k', GOPATH: '/go', TEMPORAL_TLS_CLIENT_KEY_DATA: 'x' }, { allowEnv: ['GOPATH'] }, '/root');
+    expect(env).toEqual({ PATH: '/bin', LANG: 'C.UTF-8', TERM: 'xterm', GOPATH: '/go', HOME: '/root' });
+  });
+
+  test('HOME is the worker HOME behind a tmpfs unless that would cover the checkout or /tmp', () => {
+    expect(sandboxHome('/srv/checkout', '/home/node')).toBe('/home/node');
+    expect(sandboxHome('/home/node/checkout', '/home/node')).toBe('/home/node'); // the checkout is bound over it
+    expect(sandboxHome('/srv/checkout', '/srv/checkout/home')).toBe('/tmp');
+    expect(sandboxHome('/srv/checkout', '/')).toBe('/tmp');
+    expect(sandboxHome('/srv/checkout', undefined)).toBe('/tmp');
+  });
+
+  test('argv: namespaces, read-only root, private /tmp and HOME, masked files, the checkout bound last', () => {
+    const args = bwrapArgs({ root: '/srv/co', cwd: '/srv/co/sub', home: '/home/node', network: false, maskFiles: ['/etc/temporal/key.pem', '/srv/co/inside.pem'] });
+    expect(args).toEqual([
+      '--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net',
+      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/home/node',
+      '--ro-bind', '/dev/null', '/etc/temporal/key.pem',
+      '--bind', '/srv/co', '/srv/co', '--chdir', '/srv/co/sub', '--',
+    ]); // prettier-ignore
+    expect(bwrapArgs({ root: '/srv/co', cwd: '/srv/co', home: '/tmp', network: true })).not.toContain('--unshare-net');
+  });
+});
+
+describe('bash under bubblewrap (real commands)', () => {
+  test('env and /proc/*/environ show none of the worker variables', async () => {
+    const { result } = await bash('env; echo ---; cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n"; echo ---; ls /proc | grep -c "^[0-9]"');
+    const stdout = result.stdout as string;
+    expect(result.exitCode).toBe(0);
+    expect(stdout).not.toContain(SECRET);
+    expect(stdout).not.toContain(SECRET_NAME);
+    expect(stdout).not.toContain('sk-model-key-test');
+    const names = new Set((stdout.split('---')[0] ?? '').split('\n').filter(Boolean).map((line) => line.split('=')[0]));
+    for (const name of names) expect(['PATH', 'HOME', 'LANG', 'TERM', 'PWD', 'SHLVL', '_', 'OLDPWD']).toContain(name);
+    // Only the sandbox's own few processes are visible.
+    expect(Number((stdout.split('---')[2] ?? '').trim())).toBeLessThan(10);
+  });
+
+  test('a name the deployment allows is passed in', async () => {
+    const { result } = await bash(`echo "$${SECRET_NAME}"`, { sandbox: { allowEnv: [SECRET_NAME] } });
+    expect(result.stdout).toBe(`${SECRET}\n`);
+  });
+
+  test('a write outside the checkout fails (or stays in the private /tmp); one inside lands', async () => {
+    const { result } = await bash(`echo x > /usr/pwned-by-bash; echo "usr=$?"; echo x > ${scratch}/outside.txt; echo inside > sub/inside.txt; echo x > "$HOME/h"`);
+    expect(result.stdout).toMatch(/usr=[1-9]/);
+    expect(result.stderr).toMatch(/Read-only file system/);
+    expect(fs.existsSync('/usr/pwned-by-bash')).toBe(false);
+    expect(fs.existsSync(path.join(scratch, 'outside.txt'))).toBe(false); // the sandbox's /tmp is private
+    expect(fs.readFileSync(path.join(root, 'sub/inside.txt'), 'utf8')).toBe('inside\n');
+    if (process.env.HOME) expect(fs.existsSync(path.join(process.env.HOME, 'h'))).toBe(false);
+  });
+
+  test('a connection to 127.0.0.1 fails without the network opt-in and works with it', async () => {
+    const sockets: net.Socket[] = [];
+    const server = net.createServer((socket) => {
+      sockets.push(socket);
+      socket.end('hello\n');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3`;
+    try {
+      const closed = await bash(connect, { timeoutMs: 10_000 });
+      expect(closed.result).toMatchObject({ stdout: '', timedOut: false });
+      expect(closed.result.exitCode).not.toBe(0);
+      const open = await bash(connect, { timeoutMs: 10_000, sandbox: { network: true } });
+      expect(open.result).toMatchObject({ stdout: 'hello\n', exitCode: 0 });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 30_000);
+
+  test('a runaway command is killed at its timeout, background processes included', async () => {
+    const marker = `31.${Date.now() % 100000}`;
+    const started = Date.now();
+    const { result } = await bash(`sleep ${marker} & sleep ${marker}; echo never`, { timeoutMs: 300 });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(result).toMatchObject({ exitCode: null, timedOut: true, stdout: '' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(processesRunning(`sleep ${marker}`)).toEqual([]);
+  });
+
+  test('cd stays with the member', async () => {
+    fs.mkdirSync(path.join(root, 'sub/deeper'));
+    const first = await bash('cd sub/deeper && pwd');
+    expect([first.cwd, first.result.stdout]).toEqual(['sub/deeper', `${fs.realpathSync(root)}/sub/deeper\n`]);
+    const second = await bash('pwd; cd ..', { cwd: first.cwd });
+    expect([second.result.stdout, second.cwd]).toEqual([`${fs.realpathSync(root)}/sub/deeper\n`, 'sub']);
+  });
+});
+
+describe('sandbox unavailable and the explicit opt-out', () => {
+  test('a missing bubblewrap returns SandboxUnavailable and runs nothing', async () => {
+    const outcome = await bash('touch ran', { sandbox: { bwrapPath: path.join(scratch, 'no-such-bwrap') } });
+    expect([outcome.ok, outcome.result.error]).toEqual([false, 'SandboxUnavailable']);
+    expect(outcome.result.message).toMatch(/not found.*nothing ran/);
+    expect(fs.existsSync(path.join(root, 'ran'))).toBe(false);
+  });
+
+  test('AGENT_TEAMS_BASH_SANDBOX=none runs unsandboxed (the worker environment minus the hidden keys)', async () => {
+    const { result } = await bash(`echo "$${SECRET_NAME}/\${MODEL_API_KEY:-unset}"`, { sandbox: { mode: 'none' } });
+    expect(result).toMatchObject({ stdout: `${SECRET}/unset\n`, exitCode: 0 });
+  });
+
+  test('start-up check: warns on the opt-out, errors when the sandbox cannot start, informs when it can', async () => {
+    const log = { warn: jest.fn(), error: jest.fn(), info: jest.fn() };
+    const base = sandboxConfigFromEnv({});
+    expect(await checkBashSandbox({ ...base, mode: 'none' }, root, log)).toMatchObject({ ok: true, unsandboxed: true });
+    expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/AGENT_TEAMS_BASH_SANDBOX=none: bash runs UNSANDBOXED/));
+    expect(await checkBashSandbox({ ...base, bwrapPath: '/nonexistent/bwrap' }, root, log)).toMatchObject({ ok: false });
+    expect(log.error).toHaveBeenCalledWith(expect.stringMatching(/SandboxUnavailable: \/nonexistent\/bwrap not found.*AGENT_TEAMS_BASH_SANDBOX=none/));
+    expect(await checkBashSandbox(base, root, log)).toEqual({ ok: true });
+    expect(log.info).toHaveBeenCalledWith(expect.stringMatching(/bubblewrap.*network off/));
+  });
+});
+
+/** Pids of host processes whose command line is exactly `command`. */
+function processesRunning(command: string): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim() === command) found.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
