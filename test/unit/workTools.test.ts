@@ -244,7 +244,9 @@ describe('bash', () => {
     expect(result.stderr).toBe('done\n');
   });
 
-  test('a timeout kills the whole process group and returns promptly', async () => {
+  test('a timeout kills the whole process group and returns promptly (unsandboxed; sandboxed: bashSandbox.test.ts)', async () => {
+    // $$ is a host pid only outside the sandbox's PID namespace.
+    ({ runWorkTool } = createWorkToolActivities({ root, sandbox: { mode: 'none' } }));
     const started = Date.now();
     const { result } = await call('bash', { command: 'echo $$ > group.pid; sleep 30 & sleep 30; echo never', timeoutMs: 300 });
     expect(Date.now() - started).toBeLessThan(3000);
