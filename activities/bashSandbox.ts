@@ -54,12 +54,23 @@ function isWithin(parent: string, child: string): boolean {
   return relative === '' || (relative !== '..' && !relative.startsWith('..' + path.sep) && !path.isAbsolute(relative));
 }
 
-/** The sandbox's HOME: the worker's HOME path (hidden behind a private tmpfs) when that is safe to cover, else /tmp. */
-export function sandboxHome(root: string, workerHome: string | undefined): string {
+/**
+ * The sandbox's HOME: the worker's HOME directory (hidden behind a private tmpfs) when it exists and
+ * is safe to cover, else /tmp.
+ */
+export function sandboxHome(root: string, workerHome: string | undefined, isDirectory: (dir: string) => boolean = directoryExists): string {
   if (!workerHome || !path.isAbsolute(workerHome)) return '/tmp';
   const home = path.resolve(workerHome);
-  if (home === '/' || isWithin(home, '/tmp') || isWithin(root, home)) return '/tmp';
+  if (home === '/' || isWithin(home, '/tmp') || isWithin(root, home) || !isDirectory(home)) return '/tmp';
   return home;
+}
+
+function directoryExists(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The environment bash sees: the allow-list only, HOME set to the sandbox's. */
@@ -118,9 +129,9 @@ export function credentialFiles(workerEnv: Env): string[] {
 
 export type ProbeResult = { ok: true } | { ok: false; reason: string };
 
-/** Runs `bwrap <args> true` in root to tell whether the sandbox starts on this machine. */
-export function probeSandbox(config: BashSandboxConfig, root: string, timeoutMs = 10_000): Promise<ProbeResult> {
-  const args = bwrapArgs({ root, cwd: root, home: '/tmp', network: config.network });
+/** Runs `bwrap <args> true` in root (with the mounts bash gets) to tell whether the sandbox starts on this machine. */
+export function probeSandbox(config: BashSandboxConfig, root: string, mounts: { home?: string; maskFiles?: string[] } = {}, timeoutMs = 10_000): Promise<ProbeResult> {
+  const args = bwrapArgs({ root, cwd: root, home: mounts.home ?? '/tmp', network: config.network, maskFiles: mounts.maskFiles ?? [] });
   return new Promise((resolve) => {
     let stderr = '';
     let done = false;
@@ -167,7 +178,8 @@ export async function checkBashSandbox(config: BashSandboxConfig, root: string, 
     );
     return { ok: true, unsandboxed: true };
   }
-  const probe = await probeSandbox(config, fs.realpathSync(root));
+  const real = fs.realpathSync(root);
+  const probe = await probeSandbox(config, real, { home: sandboxHome(real, process.env.HOME), maskFiles: credentialFiles(process.env) });
   if (probe.ok) log.info?.(`bash sandbox: bubblewrap (${config.bwrapPath}), network ${config.network ? 'on' : 'off'}`);
   else log.error(`bash sandbox unavailable, bash calls will fail with SandboxUnavailable: ${probe.reason}. Fix it, or opt out with ${BASH_SANDBOX_ENV}=none`);
   return probe;

@@ -252,7 +252,7 @@ export function createWorkToolActivities(options: WorkToolOptions) {
 
   async function ensureSandbox(): Promise<void> {
     if (sandbox.mode === 'none' || sandboxChecked) return;
-    const probe = await probeSandbox(sandbox, rootReal);
+    const probe = await probeSandbox(sandbox, rootReal, { home, maskFiles });
     if (!probe.ok) throw new WorkToolError(E.sandboxUnavailable, `bash cannot run here: its sandbox does not start (${probe.reason}); nothing ran. Use read_file, write_file and edit_file, and tell the Lead`);
     sandboxChecked = true;
   }

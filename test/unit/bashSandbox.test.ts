@@ -52,11 +52,13 @@ describe('configuration and argv (pure)', () => {
   });
 
   test('HOME is the worker HOME behind a tmpfs unless that would cover the checkout or /tmp', () => {
-    expect(sandboxHome('/srv/checkout', '/home/node')).toBe('/home/node');
-    expect(sandboxHome('/home/node/checkout', '/home/node')).toBe('/home/node'); // the checkout is bound over it
-    expect(sandboxHome('/srv/checkout', '/srv/checkout/home')).toBe('/tmp');
-    expect(sandboxHome('/srv/checkout', '/')).toBe('/tmp');
-    expect(sandboxHome('/srv/checkout', undefined)).toBe('/tmp');
+    const exists = () => true;
+    expect(sandboxHome('/srv/checkout', '/home/node', exists)).toBe('/home/node');
+    expect(sandboxHome('/home/node/checkout', '/home/node', exists)).toBe('/home/node'); // the checkout is bound over it
+    expect(sandboxHome('/srv/checkout', '/srv/checkout/home', exists)).toBe('/tmp');
+    expect(sandboxHome('/srv/checkout', '/', exists)).toBe('/tmp');
+    expect(sandboxHome('/srv/checkout', undefined, exists)).toBe('/tmp');
+    expect(sandboxHome('/srv/checkout', '/nonexistent/home')).toBe('/tmp'); // a tmpfs cannot be made there on a read-only root
   });
 
   test('argv: namespaces, read-only root, private /tmp and HOME, masked files, the checkout bound last', () => {
