@@ -23,7 +23,7 @@ export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
 
 /** Always passed into the sandbox when the worker has them (HOME is set to the sandbox's own). */
 const BASE_ALLOWED_ENV = ['PATH', 'LANG', 'TERM'];
-/** Worker variables naming credential files: the files are masked (/dev/null) inside the sandbox. */
+/** Worker variables naming credential files: masked inside the sandbox (/dev/null bound over them; opening it is refused). */
 const CREDENTIAL_FILE_ENV = ['TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_CONFIG_FILE'];
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 

@@ -92,6 +92,19 @@ describe('bash under bubblewrap (real commands)', () => {
     expect(result.stdout).toBe(`${SECRET}\n`);
   });
 
+  test('the credential files the worker names cannot be read; the worker HOME is a private tmpfs', async () => {
+    const key = path.join('/var/tmp', `agent-teams-test-key-${process.pid}.pem`);
+    fs.writeFileSync(key, `${SECRET}\n`);
+    try {
+      const { runWorkTool } = createWorkToolActivities({ root, env: { ...process.env, TEMPORAL_TLS_CLIENT_KEY_PATH: key } });
+      const outcome = await runWorkTool({ tool: 'bash', argumentsJson: JSON.stringify({ command: `cat ${key}; ls -A "$HOME" | wc -l` }), cwd: '.' });
+      expect(outcome.text).not.toContain(SECRET);
+      expect(JSON.parse(outcome.text)).toMatchObject({ stdout: '0\n', stderr: expect.stringMatching(/Permission denied/), exitCode: 0 });
+    } finally {
+      fs.rmSync(key, { force: true });
+    }
+  });
+
   test('a write outside the checkout fails (or stays in the private /tmp); one inside lands', async () => {
     const { result } = await bash(`echo x > /usr/pwned-by-bash; echo "usr=$?"; echo x > ${scratch}/outside.txt; echo inside > sub/inside.txt; echo x > "$HOME/h"`);
     expect(result.stdout).toMatch(/usr=[1-9]/);
