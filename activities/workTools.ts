@@ -11,9 +11,10 @@
  *   one checkout can still race between check and rename, and bash writes are not checked at all.
  * - A write_file retried after it already succeeded (e.g. the worker died before reporting) finds
  *   the intended content in place and succeeds again; a retried edit_file reports StaleVersion.
- * - bash runs `bash -c` under bubblewrap (activities/bashSandbox.ts; SandboxUnavailable when it cannot
- *   start, unsandboxed only with AGENT_TEAMS_BASH_SANDBOX=none) in its own process group, heartbeats while it runs, and is killed (whole
- *   group, SIGKILL) on timeout or activity cancellation. Its final directory comes back on fd 3
+ * - bash runs `bash -c` under bubblewrap (activities/bashSandbox.ts; SandboxUnavailable when it
+ *   cannot start, unsandboxed only with AGENT_TEAMS_BASH_SANDBOX=none) in its own process group,
+ *   heartbeats while it runs, and is killed (whole group, SIGKILL; the sandbox dies with its parent)
+ *   on timeout or activity cancellation. Its final directory comes back on fd 3
  *   from an EXIT trap, so `cd` persists across calls (unless the command replaces the trap, execs,
  *   or is killed: then the directory stays as it was).
  */
