@@ -17,8 +17,8 @@ import { createLeadOperations } from './leadOperations';
 import { TeamLeadRun } from './teamLeadRun';
 import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate as guardUpdate, ignoreUnknownSignals, type SignalGuard } from './handlerGuards';
 import { parseLeadInput } from './workflowInputs';
-import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../shared/limits';
-import { CARRIED_CONVERSATION_BUDGET } from '../shared/agent/budget';
+import { PAYLOAD_BUDGET_BYTES } from '../shared/limits';
+import { carriedWithinBudget } from '../shared/agent/budget';
 import { edgeUnwatchSchema, edgeWatchSchema, memberStatusReportSchema, subagentAnswerSchema } from '../shared/signalPayloads';
 import { own } from '../shared/own';
 
@@ -172,14 +172,8 @@ function nextRunInput(input: TeamLeadInput, lead: TeamLeadRun, agent: LeadAgentS
     maxMembers: lead.state.maxMembers,
     carried: { ...lead.carry(), ...(agent.enabled ? { agent: agent.carry(conversationBudget) } : {}) },
   });
-  const first = next();
-  const bytes = jsonBytes(first);
-  if (bytes <= PAYLOAD_BUDGET_BYTES) return first;
-  log.warn('carried state over its budget; compacting the conversation harder', { bytes, budget: PAYLOAD_BUDGET_BYTES });
-  return next(Math.max(MIN_CARRIED_CONVERSATION_BYTES, CARRIED_CONVERSATION_BUDGET - (bytes - PAYLOAD_BUDGET_BYTES)));
+  return carriedWithinBudget(next, (bytes) => log.warn('carried state over its budget; compacting the conversation harder', { bytes, budget: PAYLOAD_BUDGET_BYTES }));
 }
 
 /** Stands in for the opening prompt on continued runs: it was delivered to the Lead's inbox on the first run. */
 const DELIVERED_PROMPT = '[delivered on the first run]';
-/** The least conversation a rollover keeps (the fixed parts of the carried state leave far more room than this). */
-const MIN_CARRIED_CONVERSATION_BYTES = 100_000;

@@ -5,9 +5,9 @@
 import type { CarriedTeammateState, ConversationEntry, LiveStatus, SendOutcome, TeammateInput, TeammateStateView } from '../shared/definitions';
 import type { InboxMessage, InboxState } from '../shared/inbox';
 import { emptyInbox, receive, takePending } from '../shared/inbox';
-import { compactConversationOrDrop } from '../shared/agent/budget';
+import { carriedWithinBudget, compactConversationOrDrop } from '../shared/agent/budget';
 import { jsonProblem } from '../shared/json';
-import { CARRIED_CONVERSATION_BUDGET_BYTES, MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MEMBER_INBOX_BUDGET_BYTES, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../shared/limits';
+import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../shared/limits';
 import { noIgnoredSignals, type IgnoredSignals } from '../shared/signalPayloads';
 import { MAX_MEMBER_NAME_LENGTH } from '../shared/team/roster';
 import type { TeamEdge } from '../shared/teamEdges';
@@ -190,18 +190,11 @@ function relaySeqOf(message: unknown): number | undefined {
   return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 }
 
-/** The least conversation a rollover keeps (the rest of the carried state leaves far more room than this). */
-const MIN_CARRIED_CONVERSATION_BYTES = 100_000;
-
 /**
  * The next run's input: the carried state, without the first run's seed and initial message (they
  * are in the carried conversation and inbox by now), measured, with the conversation compacted to
  * the room the rest leaves if it were ever over the payload budget.
  */
 export function nextSessionInput(input: TeammateInput, mate: TeammateRun): TeammateInput {
-  const next = (budget?: number): TeammateInput => ({ ...input, seed: [], initialMessage: { ...input.initialMessage, content: null }, carried: mate.carry(budget) });
-  const first = next();
-  const bytes = jsonBytes(first);
-  if (bytes <= PAYLOAD_BUDGET_BYTES) return first;
-  return next(Math.max(MIN_CARRIED_CONVERSATION_BYTES, CARRIED_CONVERSATION_BUDGET_BYTES - (bytes - PAYLOAD_BUDGET_BYTES)));
+  return carriedWithinBudget((budget?: number): TeammateInput => ({ ...input, seed: [], initialMessage: { ...input.initialMessage, content: null }, carried: mate.carry(budget) }));
 }

@@ -31,7 +31,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { ConversationEntry } from '../definitions';
-import { CARRIED_CONVERSATION_BUDGET_BYTES, PROMPT_BUDGET_BYTES, QUERIED_CONVERSATION_BUDGET_BYTES, jsonBytes, utf8Length } from '../limits';
+import { CARRIED_CONVERSATION_BUDGET_BYTES, PAYLOAD_BUDGET_BYTES, PROMPT_BUDGET_BYTES, QUERIED_CONVERSATION_BUDGET_BYTES, jsonBytes, utf8Length } from '../limits';
 import type { ChatMessage, ToolCall } from '../model';
 import { RUNTIME_NOTE_PREFIX, renderRuntimeNote } from './prompt';
 
@@ -344,4 +344,20 @@ export function compactConversationOrDrop(conversation: ConversationEntry[], bud
     const turn = conversation.reduce((max, e) => Math.max(max, e.turn), 0);
     return [{ role: 'system', content: droppedNoteContent({ droppedEntries: conversation.length, droppedTurns: turn }), turn }];
   }
+}
+
+/** The least conversation a rollover keeps (the fixed parts of any carried state leave far more room). */
+export const MIN_CARRIED_CONVERSATION_BYTES = 100_000;
+
+/**
+ * A continue-as-new input within the payload budget: `build` makes it with its conversation
+ * compacted to a given budget (default: the carried budget). It is measured; if it were over, it
+ * is built again with the conversation given only the room the rest leaves (`onOver` is told).
+ */
+export function carriedWithinBudget<T>(build: (conversationBudget?: number) => T, onOver?: (bytes: number) => void): T {
+  const first = build();
+  const bytes = jsonBytes(first);
+  if (bytes <= PAYLOAD_BUDGET_BYTES) return first;
+  onOver?.(bytes);
+  return build(Math.max(MIN_CARRIED_CONVERSATION_BYTES, CARRIED_CONVERSATION_BUDGET_BYTES - (bytes - PAYLOAD_BUDGET_BYTES)));
 }
