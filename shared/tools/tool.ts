@@ -6,6 +6,7 @@
  */
 import { ActivityFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { errorMessage } from '../errors';
 import type { ToolSpec } from '../model';
 
 export interface Tool<Input extends z.ZodType, Result extends z.ZodType, Context> {
@@ -48,7 +49,7 @@ export async function runToolCall<Context>(tool: AnyTool<Context>, argumentsJson
   try {
     raw = argumentsJson.trim() === '' ? {} : JSON.parse(argumentsJson);
   } catch (error) {
-    return { ok: false, text: JSON.stringify({ error: 'InvalidToolArguments', message: `arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); send a JSON object matching the schema` }) };
+    return { ok: false, text: JSON.stringify({ error: 'InvalidToolArguments', message: `arguments are not valid JSON (${errorMessage(error)}); send a JSON object matching the schema` }) };
   }
   const input = tool.input.safeParse(raw);
   if (!input.success) {
@@ -70,7 +71,7 @@ export async function runToolCall<Context>(tool: AnyTool<Context>, argumentsJson
  */
 export function toolError(error: unknown): { error: string; message: string; currentTask?: unknown; cycle?: unknown } {
   const type = typeof error === 'object' && error !== null && 'type' in error && typeof error.type === 'string' ? error.type : 'ToolFailed';
-  const result: { error: string; message: string; currentTask?: unknown; cycle?: unknown } = { error: type, message: error instanceof Error ? error.message : String(error) };
+  const result: { error: string; message: string; currentTask?: unknown; cycle?: unknown } = { error: type, message: errorMessage(error) };
   const details = typeof error === 'object' && error !== null && 'details' in error && Array.isArray(error.details) ? (error.details as unknown[]) : [];
   const first = details[0];
   if (typeof first === 'object' && first !== null) {
