@@ -1,8 +1,13 @@
 /**
- * Two projects:
- *  - unit: the pure Team core and other logic, no Temporal server.
- *  - integration: workflows on a real Temporal dev server that test/support/globalSetup.ts starts
- *    (built by scripts/install-temporal-cli.sh) on free ports, and stops afterwards.
+ * Three projects; `npm test` runs all of them, `npm run test:unit` only the first.
+ *  - unit (test/unit/): the pure Team core and other logic in-process. No Temporal server, no child
+ *    processes, no sockets, no package installs; runs in seconds.
+ *  - host (test/host/): tests that need this machine: real commands under bubblewrap, local HTTP
+ *    servers, docker-compose validation (which may apt-install it), and workflow replay (which
+ *    bundles the workflow code).
+ *  - integration (test/integration/): workflows on a real Temporal dev server that
+ *    test/support/globalSetup.ts starts (built by scripts/install-temporal-cli.sh) on free ports,
+ *    and stops afterwards.
  */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
@@ -12,6 +17,12 @@ module.exports = {
     {
       displayName: 'unit',
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+      testEnvironment: 'node',
+    },
+    {
+      displayName: 'host',
+      testMatch: ['<rootDir>/test/host/**/*.test.ts'],
       transform: { '^.+\\.ts$': tsJest },
       testEnvironment: 'node',
     },
