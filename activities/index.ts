@@ -1,29 +1,23 @@
 /**
- * Activities, built by a factory over their dependencies (a Temporal client and a turn runner),
- * so workflows import only their types.
+ * Activities, built by a factory over their dependencies (a Temporal client), so workflows import
+ * only their types.
  */
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { TeamClient } from '../client/teamClient';
-import type { SendOutcome, TeammateDescriptor } from '../shared/definitions';
+import type { TeammateDescriptor } from '../shared/definitions';
 import { getTeammateStateQuery, TEAMMATE_WORKFLOW_TYPE } from '../shared/definitions';
-import type { JsonValue } from '../shared/json';
-import type { TurnInput, TurnResult, TurnRunner } from '../shared/turn';
 import { runTeamToolCall } from '../shared/agent/dispatch';
 import type { DispatchResult } from '../shared/agent/loop';
 import type { ToolCall } from '../shared/model';
-import { scriptedTurnRunner } from './scriptedTurnRunner';
 
 export interface ActivityDependencies {
   client: Client;
-  turnRunner?: TurnRunner;
 }
 
 export type ReconcileOutcome = { phase: 'active' } | { phase: 'failed'; reason: string; drained: boolean };
-export type { SendOutcome };
 
-export function createActivities({ client, turnRunner = scriptedTurnRunner }: ActivityDependencies) {
+export function createActivities({ client }: ActivityDependencies) {
   /** Waits until a workflow has closed (any status); false if it does not exist. */
   async function awaitClosed(workflowId: string): Promise<boolean> {
     const handle = client.workflow.getHandle(workflowId);
@@ -53,12 +47,6 @@ export function createActivities({ client, turnRunner = scriptedTurnRunner }: Ac
   }
 
   return {
-    /** One model turn (here: the scripted runner unless the worker supplies another). */
-    async runTeammateTurn(input: TurnInput): Promise<TurnResult> {
-      const ctx = Context.current();
-      return turnRunner.runTurn(input, { heartbeat: () => ctx.heartbeat(), sleep: (ms) => ctx.sleep(ms) });
-    },
-
     /**
      * A teammate's Team tool call: the tool runs here against a client attributed to the calling
      * member (from its own workflow identity, never from model input), as exactly one Lead Update
@@ -80,17 +68,6 @@ export function createActivities({ client, turnRunner = scriptedTurnRunner }: Ac
         ]);
       } finally {
         clearInterval(beat);
-      }
-    },
-
-    /** A member's send, relayed through the Lead's validated sendMessage Update (update id = message id). */
-    async sendAsMember(input: { teamId: string; from: string; to: string; content: JsonValue; messageId: string }): Promise<SendOutcome> {
-      try {
-        const acceptance = await TeamClient.attach(client, input.teamId, input.from).sendMessage(input.to, input.content, input.messageId);
-        return { ok: true, acceptance };
-      } catch (error) {
-        if (error instanceof ApplicationFailure && error.nonRetryable) return { ok: false, type: error.type ?? 'Error', message: error.message };
-        throw error;
       }
     },
 

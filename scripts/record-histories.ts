@@ -20,7 +20,8 @@ import { demoAgentPrompt, runDemoScenario, runDemoTeammates } from './demoScenar
 const OUT = path.join(__dirname, '..', 'test', 'histories');
 
 async function main(): Promise<void> {
-  const version = process.argv[2] ?? 'v1';
+  const version = process.argv[2];
+  if (!version) throw new Error('usage: npm run record-histories -- <version>, e.g. v5 (files are named after it)');
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const server = await startDevServer({ uiPort: false });
   const connection = await Connection.connect({ address: server.address });

@@ -9,7 +9,6 @@ import { toolSpecsFor } from '../shared/agent/profiles';
 import type { ModelProvider } from '../shared/model';
 import { connectionOptionsFromEnv } from '../client/connection';
 import { DEFAULT_TASK_QUEUE } from '../shared/definitions';
-import type { TurnRunner } from '../shared/turn';
 
 export interface TeamWorkerOptions {
   /** Worker connection; default: from TEMPORAL_ADDRESS and friends. */
@@ -19,8 +18,6 @@ export interface TeamWorkerOptions {
   taskQueue?: string;
   /** A prebuilt bundle (tests and benchmarks bundle once); otherwise workflows/ is bundled at start. */
   workflowBundlePath?: string;
-  /** Who ran a teammate's turn before the agent loop (replay of old histories only); default: the scripted runner. */
-  turnRunner?: TurnRunner;
   /** The model every agent turn calls; default: from MODEL_PROVIDER / MODEL_BASE_URL (the scripted model when unset). */
   modelProvider?: ModelProvider;
   /** The checkout the work tools act on; default: AGENT_TEAMS_CHECKOUT or the current directory. */
@@ -53,7 +50,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     taskQueue: options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: require.resolve('../workflows') }),
     activities: {
-      ...createActivities({ client, ...(options.turnRunner ? { turnRunner: options.turnRunner } : {}) }),
+      ...createActivities({ client }),
       ...createModelActivities({ provider: options.modelProvider ?? providerFromEnv().provider, toolsFor: toolSpecsFor }),
       ...createWorkToolActivities({ root: checkoutRoot }),
     },

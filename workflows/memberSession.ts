@@ -9,8 +9,8 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  deprecatePatch,
   isCancellation,
-  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -23,13 +23,16 @@ import * as defs from '../shared/definitions';
 import type { LiveStatus, TeammateInput, TeammateStateView } from '../shared/definitions';
 import { asToolResult, memberTeamTools, models, runWorkToolCall, workTools } from './agentActivities';
 import { waitInMemberWorkflow } from './memberWait';
-import { legacyScriptedTurn } from './legacyScriptedTurn';
 import { TeammateRun, nextSessionInput } from './teammateRun';
 import { MAX_STATUS_TEXT_LENGTH } from '../shared/limits';
 import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from './handlerGuards';
 import { edgeNotificationSchema, interruptTurnSchema } from '../shared/signalPayloads';
 
-/** Histories recorded before the agent loop existed replay through the legacy scripted turn. */
+/**
+ * Every turn runs the agent loop. Histories recorded while the pre-agent-loop turn still existed
+ * carry this patch marker, so it is deprecated rather than removed; drop the call once no kept
+ * history was recorded before it was deprecated.
+ */
 export const AGENT_LOOP_PATCH = 'agent-loop-v1';
 
 export interface SessionHooks {
@@ -104,19 +107,16 @@ export async function runSession(input: TeammateInput, hooks: SessionHooks): Pro
         await report('idle', mate.turns);
         continue;
       }
-      const { turn, messages } = mate.beginTurn();
+      const { turn } = mate.beginTurn();
       await report('running', turn);
       turnScope = new CancellationScope();
       let reply: string | null = null;
       try {
-        if (patched(AGENT_LOOP_PATCH)) {
-          await turnScope.run(() => agentTurn(turn));
-          const last = mate.conversation[mate.conversation.length - 1];
-          reply = last?.role === 'assistant' && typeof last.content === 'string' ? last.content : null;
-          mate.endTurn({ completed: true });
-        } else {
-          mate.endTurn(await turnScope.run(() => legacyScriptedTurn({ teamId, name, turn, model: input.model, messages, conversation: mate.conversation })));
-        }
+        deprecatePatch(AGENT_LOOP_PATCH);
+        await turnScope.run(() => agentTurn(turn));
+        const last = mate.conversation[mate.conversation.length - 1];
+        reply = last?.role === 'assistant' && typeof last.content === 'string' ? last.content : null;
+        mate.endTurn({ completed: true });
       } catch (error) {
         if (isCancellation(error) && mate.interruptRequested) {
           mate.endTurn({ interrupted: true });

@@ -2,7 +2,7 @@
  * A teammate's in-run logic: its inbox (each message id recorded once), its conversation, and the
  * bookkeeping of turns and interrupts. No Temporal calls here; teammate.ts wires it.
  */
-import type { CarriedTeammateState, ConversationEntry, LiveStatus, SendOutcome, TeammateInput, TeammateStateView } from '../shared/definitions';
+import type { CarriedTeammateState, ConversationEntry, LiveStatus, TeammateInput, TeammateStateView } from '../shared/definitions';
 import type { InboxMessage, InboxState } from '../shared/inbox';
 import { emptyInbox, receive, takePending } from '../shared/inbox';
 import { carriedWithinBudget, compactConversationOrDrop } from '../shared/agent/budget';
@@ -122,19 +122,15 @@ export class TeammateRun {
   }
 
   /**
-   * Ends the current turn. The agent loop has already appended its assistant and tool entries
-   * (`completed`); the legacy scripted runner's reply is appended here.
+   * Ends the current turn. A completed turn's assistant and tool entries were appended by the agent
+   * loop; an interrupted or failed one gets a system note here.
    */
-  endTurn(outcome: { reply: ConversationEntry['content']; receipts: SendOutcome[] } | { completed: true } | { interrupted: true } | { failed: string }): void {
-    if ('completed' in outcome) {
-      // entries already recorded by the agent loop
-    } else if ('interrupted' in outcome) {
+  endTurn(outcome: { completed: true } | { interrupted: true } | { failed: string }): void {
+    if ('interrupted' in outcome) {
       this.interruptedTurns += 1;
       this.conversation.push({ role: 'system', content: { event: 'turn interrupted by the Lead' }, turn: this.turns });
     } else if ('failed' in outcome) {
       this.conversation.push({ role: 'system', content: { event: 'turn failed', error: outcome.failed }, turn: this.turns });
-    } else {
-      this.conversation.push({ role: 'assistant', content: outcome.reply, receipts: outcome.receipts, turn: this.turns });
     }
     this.interruptRequested = false;
     this.status = 'idle';

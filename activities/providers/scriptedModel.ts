@@ -13,8 +13,8 @@
  *   { "answer": "done" }                                final text reply; ends the script
  *
  * A step object with several of these keys is taken in the order think, send, tool, answer;
- * anything unrecognised is ignored (as the old scripted turn runner did). Other user messages
- * (runtime notes) contribute nothing but do not end the run.
+ * anything unrecognised is ignored. Other user messages (runtime notes) contribute nothing but do
+ * not end the run.
  *
  * The steps are cut into chunks: thinks followed by a maximal run of tool calls; or thinks followed
  * by the answer; or trailing thinks. Model call k of the turn (k = assistant messages after the
