@@ -3,7 +3,7 @@
  * AGENT_TEAMS_CHECKOUT_QUEUE (required) is the queue Teams name with `--checkout-queue`;
  * AGENT_TEAMS_CHECKOUT is the checkout (default: the current directory).
  */
-import { checkoutRootFromEnv } from '../activities/workTools';
+import { checkoutRootFromEnv } from '../activities/tools';
 import { createCheckoutWorker } from './createCheckoutWorker';
 
 const taskQueue = process.env.AGENT_TEAMS_CHECKOUT_QUEUE;

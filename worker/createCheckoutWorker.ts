@@ -1,6 +1,6 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/bashSandbox';
-import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/workTools';
+import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/tools/bashSandbox';
+import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/tools';
 import { connectionOptionsFromEnv } from '../client/connection';
 
 export interface CheckoutWorkerOptions {

@@ -3,8 +3,8 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities } from '../activities';
 import { createModelActivities } from '../activities/modelCall';
 import { providerFromEnv } from '../activities/providers/select';
-import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/bashSandbox';
-import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/workTools';
+import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/tools/bashSandbox';
+import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/tools';
 import { toolSpecsFor } from '../shared/agent/profiles';
 import type { ModelProvider } from '../shared/model';
 import { connectionOptionsFromEnv } from '../client/connection';

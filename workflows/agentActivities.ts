@@ -5,7 +5,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { TeamActivities } from '../activities';
 import type { createModelActivities } from '../activities/modelCall';
-import type { createWorkToolActivities } from '../activities/workTools';
+import type { createWorkToolActivities } from '../activities/tools';
 import type { DispatchResult } from '../shared/agent/loop';
 import type { ToolCall } from '../shared/model';
 

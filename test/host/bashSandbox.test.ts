@@ -6,8 +6,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type BashSandboxConfig, bwrapArgs, checkBashSandbox, sandboxConfigFromEnv, sandboxEnv, sandboxHome } from '../../activities/bashSandbox';
-import { createWorkToolActivities } from '../../activities/workTools';
+import { type BashSandboxConfig, bwrapArgs, checkBashSandbox, sandboxConfigFromEnv, sandboxEnv, sandboxHome } from '../../activities/tools/bashSandbox';
+import { createWorkToolActivities } from '../../activities/tools';
 
 const SECRET_NAME = 'AGENT_TEAMS_TEST_SECRET_TOKEN';
 const SECRET = 'sk-sandbox-test-3f9c1b7e';

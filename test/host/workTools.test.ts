@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CHECKOUT_ROOT_ENV, checkoutRootFromEnv, createWorkToolActivities } from '../../activities/workTools';
+import { CHECKOUT_ROOT_ENV, checkoutRootFromEnv, createWorkToolActivities } from '../../activities/tools';
 import { WORK_TOOL_CONTRACTS, WORK_TOOL_LIMITS, WORK_TOOL_NAMES } from '../../shared/agent/workTools';
 import { toolSpec } from '../../shared/tools/tool';
 

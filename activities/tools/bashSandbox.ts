@@ -15,6 +15,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isWithin } from './paths';
 
 export const BASH_SANDBOX_ENV = 'AGENT_TEAMS_BASH_SANDBOX';
 export const BASH_NETWORK_ENV = 'AGENT_TEAMS_BASH_NETWORK';
@@ -47,11 +48,6 @@ export function sandboxConfigFromEnv(env: Env = process.env): BashSandboxConfig 
     .map((name) => name.trim())
     .filter((name) => name !== '');
   return { mode, bwrapPath: DEFAULT_BWRAP_PATH, network, allowEnv };
-}
-
-function isWithin(parent: string, child: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (relative !== '..' && !relative.startsWith('..' + path.sep) && !path.isAbsolute(relative));
 }
 
 /**
