@@ -5,19 +5,19 @@
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { TeamClient } from '../client/teamClient';
-import type { TeammateDescriptor } from '../shared/definitions';
-import { getTeammateStateQuery, TEAMMATE_WORKFLOW_TYPE } from '../shared/definitions';
+import type { ReconcileOutcome, ReconcileTeammateInput, RunTeamToolInput, TeamActivities, TeammateDescriptor } from '../shared/contract';
+import { getTeammateStateQuery, TEAMMATE_WORKFLOW_TYPE } from '../shared/contract';
 import { runTeamToolCall } from '../shared/agent/dispatch';
 import type { DispatchResult } from '../shared/agent/loop';
-import type { ToolCall } from '../shared/model';
 
 export interface ActivityDependencies {
   client: Client;
 }
 
-export type ReconcileOutcome = { phase: 'active' } | { phase: 'failed'; reason: string; drained: boolean };
+/** Temporary, for workflows/leadOperations.ts until the Lead rewrite lands: workflows take these from shared/contract. */
+export type { ReconcileOutcome, TeamActivities };
 
-export function createActivities({ client }: ActivityDependencies) {
+export function createActivities({ client }: ActivityDependencies): TeamActivities {
   /** Waits until a workflow has closed (any status); false if it does not exist. */
   async function awaitClosed(workflowId: string): Promise<boolean> {
     const handle = client.workflow.getHandle(workflowId);
@@ -53,7 +53,7 @@ export function createActivities({ client }: ActivityDependencies) {
      * whose id is the workflow's deterministic operation id, so a retried activity applies once.
      * It heartbeats while a wait_agent blocks, and gives up promptly when the turn is cancelled.
      */
-    async runTeamTool(input: { teamId: string; caller: string; call: ToolCall; opId: string }): Promise<DispatchResult> {
+    async runTeamTool(input: RunTeamToolInput): Promise<DispatchResult> {
       const ctx = Context.current();
       const team = TeamClient.attach(client, input.teamId, input.caller);
       const beat = setInterval(() => ctx.heartbeat(), 5_000);
@@ -76,7 +76,7 @@ export function createActivities({ client }: ActivityDependencies) {
      * state: direct parent, workflow type and descriptor must match and the initial message must be
      * recorded, or the child is drained and the record fails.
      */
-    async reconcileTeammate(input: { workflowId: string; descriptor: TeammateDescriptor }): Promise<ReconcileOutcome> {
+    async reconcileTeammate(input: ReconcileTeammateInput): Promise<ReconcileOutcome> {
       const handle = client.workflow.getHandle(input.workflowId);
       let description;
       try {
@@ -102,16 +102,9 @@ export function createActivities({ client }: ActivityDependencies) {
       return { phase: 'active' };
     },
 
-    /** Benchmark baseline only (see workflows/noopActivitiesBaseline.ts). */
-    benchNoop(): Promise<void> {
-      return Promise.resolve();
-    },
-
     /** Disposal and conflict cleanup: cancel the child and wait until it has exited. */
     async stopTeammate(input: { workflowId: string }): Promise<void> {
       await drain(input.workflowId);
     },
   };
 }
-
-export type TeamActivities = ReturnType<typeof createActivities>;

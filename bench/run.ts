@@ -19,7 +19,8 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient, withUpdateSlot } from '../client/teamClient';
 import { startDevServer } from '../scripts/devServer';
 import { createTeamWorker } from '../worker/createWorker';
-import { finishNoopUpdate, noopUpdate } from '../workflows/noopUpdateBaseline';
+import { finishNoopUpdate, noopUpdate } from './baselines';
+import { createBenchActivities } from './activities';
 import { scriptText, tool } from '../activities/providers/scriptedModelScript';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -37,7 +38,14 @@ async function main(): Promise<void> {
   console.log(`bench: ${ROUNDS} rounds x ${OPS_PER_ROUND} ops; starting the dev server and a worker…`);
   const server = await startDevServer({ uiPort: false });
   const workerConnection = await NativeConnection.connect({ address: server.address });
-  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: TASK_QUEUE });
+  // The benchmark's own worker: the production workflows and activities plus the baselines (bench/workflows.ts).
+  const { worker, close: closeWorker } = await createTeamWorker({
+    connection: workerConnection,
+    address: server.address,
+    taskQueue: TASK_QUEUE,
+    workflowsPath: require.resolve('./workflows'),
+    extraActivities: createBenchActivities(),
+  });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const rows: string[][] = [];

@@ -8,7 +8,7 @@ import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/too
 import { toolSpecsFor } from '../shared/agent/profiles';
 import type { ModelProvider } from '../shared/model';
 import { connectionOptionsFromEnv } from '../client/connection';
-import { DEFAULT_TASK_QUEUE } from '../shared/definitions';
+import { DEFAULT_TASK_QUEUE, type WorkToolActivities } from '../shared/contract';
 
 export interface TeamWorkerOptions {
   /** Worker connection; default: from TEMPORAL_ADDRESS and friends. */
@@ -16,8 +16,12 @@ export interface TeamWorkerOptions {
   /** Address for the activities' client connection; default: from the environment. */
   address?: string;
   taskQueue?: string;
-  /** A prebuilt bundle (tests and benchmarks bundle once); otherwise workflows/ is bundled at start. */
+  /** A prebuilt bundle (tests bundle once); otherwise `workflowsPath` is bundled at start. */
   workflowBundlePath?: string;
+  /** The workflows module to bundle (the benchmark's adds its baselines); default: workflows/ (or AGENT_TEAMS_WORKFLOW_BUNDLE). */
+  workflowsPath?: string;
+  /** Activities registered beside the project's own (the benchmark's baseline activity). */
+  extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** The model every agent turn calls; default: from MODEL_PROVIDER / MODEL_BASE_URL (the scripted model when unset). */
   modelProvider?: ModelProvider;
   /** The checkout the work tools act on; default: AGENT_TEAMS_CHECKOUT or the current directory. */
@@ -43,16 +47,17 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
   const checkoutRoot = options.checkoutRoot ?? checkoutRootFromEnv();
   // Logs once why bash would answer SandboxUnavailable, or that AGENT_TEAMS_BASH_SANDBOX=none runs it unsandboxed.
   await checkBashSandbox(sandboxConfigFromEnv(), checkoutRoot);
-  const bundlePath = options.workflowBundlePath ?? process.env.AGENT_TEAMS_WORKFLOW_BUNDLE;
+  const bundlePath = options.workflowBundlePath ?? (options.workflowsPath ? undefined : process.env.AGENT_TEAMS_WORKFLOW_BUNDLE);
   const worker = await Worker.create({
     connection,
     namespace,
     taskQueue: options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
-    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: require.resolve('../workflows') }),
+    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: options.workflowsPath ?? require.resolve('../workflows') }),
     activities: {
       ...createActivities({ client }),
       ...createModelActivities({ provider: options.modelProvider ?? providerFromEnv().provider, toolsFor: toolSpecsFor }),
-      ...createWorkToolActivities({ root: checkoutRoot }),
+      ...(createWorkToolActivities({ root: checkoutRoot }) satisfies WorkToolActivities),
+      ...options.extraActivities,
     },
     ...options.extra,
   });

@@ -7,7 +7,7 @@
 import { Worker, NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { TeamCallTimedOut, TeamClient, updateSlotsInUse } from '../../client/teamClient';
-import { createTaskUpdate } from '../../shared/definitions';
+import { createTaskUpdate } from '../../shared/contract';
 import { eventually } from '../support/teams';
 import { address, connectClient, startWorker, uniqueId } from '../support/temporal';
 
@@ -148,7 +148,7 @@ test('a Lead whose workflow tasks keep failing (a worker without the Lead workfl
   const { team, taskQueue } = await teamWithoutWorker();
   const connection = await NativeConnection.connect({ address: address() });
   // A worker deployed with the wrong workflows: it polls the queue, and every Lead workflow task fails.
-  const wrong = await Worker.create({ connection, taskQueue, workflowsPath: require.resolve('../../workflows/noopUpdateBaseline') });
+  const wrong = await Worker.create({ connection, taskQueue, workflowsPath: require.resolve('../support/squatter') });
   const running = wrong.run();
   try {
     await eventually(

@@ -38,7 +38,7 @@ test('names are validated, reserved forever (also after failure), and the roster
 
   // Something else already holds bob's reserved id: the start fails, recovery inspects the holder
   // (wrong type, not our child), drains it and the record fails. The name stays consumed.
-  const squatter = await env.client.workflow.start('noopUpdateBaseline', { taskQueue: env.worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'bob') });
+  const squatter = await env.client.workflow.start('squatter', { taskQueue: env.worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'bob') });
   const failed = await team.spawnTeammate({ name: 'bob', message: 'hello' });
   expect(failed.member).toMatchObject({ name: 'bob', phase: 'failed' });
   expect(failed.member.failure).toMatch(/mismatched workflow type/);
@@ -64,7 +64,7 @@ test('sends are signals with inbox acceptance; the same message id is consumed o
   const again = await team.sendMessage('bob', { text: 'once' }, 'msg-1');
   expect(again.messageId).toBe('msg-1');
   // A different update id with the same message id: recorded once by the target anyway.
-  await team.update((await import('../../shared/definitions')).sendMessageUpdate, { to: 'bob', content: { text: 'once' }, messageId: 'msg-1' });
+  await team.update((await import('../../shared/contract')).sendMessageUpdate, { to: 'bob', content: { text: 'once' }, messageId: 'msg-1' });
   const bob = await eventually(() => teammateState(team, 'bob'), (s) => s.consumed === 2 && s.status === 'idle');
   expect(bob.received).toBe(2);
   expect(bob.conversation.filter((e) => e.messageId === 'msg-1')).toHaveLength(1);
@@ -179,7 +179,7 @@ test('disposal stops every child (failed ones included) and leaves nothing runni
   const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'one', message: { script: [{ think: 60_000 }] } });
   await team.spawnTeammate({ name: 'two', message: 'idle soon' });
-  await env.client.workflow.start('noopUpdateBaseline', { taskQueue: env.worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'three') });
+  await env.client.workflow.start('squatter', { taskQueue: env.worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'three') });
   expect((await team.spawnTeammate({ name: 'three', message: 'x' })).member.phase).toBe('failed');
   await eventually(() => teammateState(team, 'one'), (s) => s.status === 'running');
 

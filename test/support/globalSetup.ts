@@ -1,6 +1,7 @@
 /**
  * Starts one real Temporal dev server (in-memory SQLite, headless, free port) for the integration
- * project and bundles the workflows once. Tests read TEMPORAL_ADDRESS and AGENT_TEAMS_WORKFLOW_BUNDLE.
+ * project and bundles the workflows once (the production ones plus the test-only ones in
+ * testWorkflows.ts). Tests read TEMPORAL_ADDRESS and AGENT_TEAMS_WORKFLOW_BUNDLE.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,7 +12,7 @@ import { startDevServer } from '../../scripts/devServer';
 export default async function globalSetup(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-test-'));
   const server = await startDevServer({ uiPort: false, dbFilename: path.join(dir, 'temporal.sqlite') });
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./testWorkflows'), logger: quietLogger });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, code);
   process.env.TEMPORAL_ADDRESS = server.address;

@@ -1,0 +1,3 @@
+/** The benchmark worker's workflows: the production ones plus the baselines. */
+export * from '../workflows';
+export { noopActivitiesBaseline, noopUpdateBaseline } from './baselines';
