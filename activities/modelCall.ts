@@ -15,6 +15,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ChatMessage, ModelErrorKind, ModelProvider, ModelRequest, ModelResponse, ToolSpec } from '../shared/model';
 import { ModelCallError } from '../shared/model';
 import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../shared/limits';
+import { errorMessage } from '../shared/errors';
 import { ScriptExhaustedError } from './providers/scriptedProvider';
 
 export interface CallModelInput {
@@ -132,7 +133,7 @@ export function createModelActivities({ provider, toolsFor }: ModelActivityDepen
       } catch (error) {
         throw ApplicationFailure.create({
           type: UNKNOWN_TOOLSET_TYPE,
-          message: `no tools for toolset ${JSON.stringify(input.toolset)}: ${error instanceof Error ? error.message : String(error)} [not retried; check the toolset the agent is configured with]`,
+          message: `no tools for toolset ${JSON.stringify(input.toolset)}: ${errorMessage(error)} [not retried; check the toolset the agent is configured with]`,
           nonRetryable: true,
           ...(error instanceof Error ? { cause: error } : {}),
         });

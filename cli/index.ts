@@ -10,6 +10,7 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { Command, InvalidArgumentError } from 'commander';
 import { connectionOptionsFromEnv } from '../client/connection';
+import { errorMessage } from '../shared/errors';
 import { runBefore } from '../client/deadlines';
 import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TEAM_CALL_TIMED_OUT, TeamCallTimedOut, TeamClient, healthAdvice } from '../client/teamClient';
 import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAgentOptions, type LeadAgentView, type ProfileName } from '../shared/definitions';
@@ -71,7 +72,7 @@ async function withTeam<T>(
   } catch (error) {
     throw failure(
       'TemporalUnreachable',
-      `cannot reach Temporal at ${address} (${error instanceof Error ? error.message : String(error)}); start one with \`npm run server\`, or set TEMPORAL_ADDRESS (or TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE)`,
+      `cannot reach Temporal at ${address} (${errorMessage(error)}); start one with \`npm run server\`, or set TEMPORAL_ADDRESS (or TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE)`,
     );
   }
   try {
@@ -452,7 +453,7 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   } else if (error instanceof Error && error.name !== 'Error') {
     console.error(`error (${error.name}): ${error.message}`);
   } else {
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`error: ${errorMessage(error)}`);
   }
   process.exit(1);
 });

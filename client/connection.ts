@@ -14,6 +14,7 @@
  */
 import type { TLSConfig } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { errorMessage } from '../shared/errors';
 
 export const DEFAULT_ADDRESS = 'localhost:7233';
 export const DEFAULT_NAMESPACE = 'default';
@@ -45,7 +46,7 @@ export function connectionOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     loaded = loadClientConnectConfig({ overrideEnvVars: vars });
   } catch (error) {
     const file = vars.TEMPORAL_CONFIG_FILE ?? 'the default config file (~/.config/temporalio/temporal.toml)';
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     if (vars.TEMPORAL_PROFILE && /not found/i.test(reason)) {
       throw new TemporalConfigError(`Temporal profile "${vars.TEMPORAL_PROFILE}" (TEMPORAL_PROFILE) is not in ${file}; add a [profile.${vars.TEMPORAL_PROFILE}] table or unset TEMPORAL_PROFILE`);
     }

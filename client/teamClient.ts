@@ -18,6 +18,7 @@ import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { Semaphore, withTimeout } from 'async-mutex';
 import * as defs from '../shared/definitions';
 import { TEAM_CLOSED, TEAM_ROLLING_OVER } from '../shared/failures';
+import { errorMessage } from '../shared/errors';
 import { AGENT_TEAM_ID, AGENT_TEAM_ROLE } from '../shared/searchAttributes';
 import type { LegacyMailbox, TaskMutationResult, TaskSnapshot, TaskView, TeamView } from '../shared/team';
 import { LEAD } from '../shared/team';
@@ -169,7 +170,7 @@ function isAnswered(view: defs.LeadAgentView, afterMessageId?: string): boolean 
 
 function errorText(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? ` caused by ${error.cause.message}` : '';
-  return `${error instanceof Error ? error.message : String(error)}${cause}`;
+  return `${errorMessage(error)}${cause}`;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -11,6 +11,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
 import { DEFAULT_TASK_QUEUE } from '../shared/definitions';
+import { errorMessage } from '../shared/errors';
 import { createTeamWorker } from '../worker/createWorker';
 import { demoAgentPrompt } from './demoScenario';
 import { freePort, startDevServer } from './devServer';
@@ -101,7 +102,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`npm start failed: ${errorMessage(error)}`);
   console.error('If the Temporal CLI build failed, run `npm run server:install` to see its output.');
   process.exit(1);
 });

@@ -5,6 +5,7 @@
  */
 import { checkoutRootFromEnv } from '../activities/tools';
 import { createCheckoutWorker } from './createCheckoutWorker';
+import { errorMessage } from '../shared/errors';
 
 const taskQueue = process.env.AGENT_TEAMS_CHECKOUT_QUEUE;
 if (!taskQueue) {
@@ -18,6 +19,6 @@ createCheckoutWorker({ taskQueue })
     await close();
   })
   .catch((error: unknown) => {
-    console.error('checkout worker failed:', error instanceof Error ? error.message : error);
+    console.error('checkout worker failed:', errorMessage(error));
     process.exit(1);
   });

@@ -1,5 +1,6 @@
 /** `npm run worker`: one worker for the Lead and teammate workflows. Connection settings: see README. */
 import { createTeamWorker } from './createWorker';
+import { errorMessage } from '../shared/errors';
 
 createTeamWorker()
   .then(async ({ worker, close }) => {
@@ -8,6 +9,6 @@ createTeamWorker()
     await close();
   })
   .catch((error: unknown) => {
-    console.error('worker failed:', error instanceof Error ? error.message : error);
+    console.error('worker failed:', errorMessage(error));
     process.exit(1);
   });
