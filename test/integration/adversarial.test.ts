@@ -1105,7 +1105,7 @@ describe('hostile workflow inputs end the workflow cleanly (FAILED with a typed 
   });
 });
 
-test('the suite reads its accepted failure types from README and counts only non-benign task failures', () => {
+test('the suite reads its accepted failure types from docs/wire-contract.md and counts only non-benign task failures', () => {
   for (const type of ['InvalidTeamCommand', 'PayloadTooLarge', 'BoardFull', 'NotATeamMember', 'TaskNotFound', 'TeamRollingOver', 'UnknownAgent']) expect(DOCUMENTED_TYPES.has(type)).toBe(true);
   expect(BENIGN_TASK_FAILURE_CAUSES).toEqual(['WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND', 'WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND']);
   // The arbitraries really produce what the suite claims to send.

@@ -29,17 +29,18 @@ export function jsonBytes(value: unknown): number {
 
 // ---- failure types -----------------------------------------------------------------------------
 
-/** Types the brief names explicitly, on top of whatever README's failure table documents. */
+/** Types the brief names explicitly, on top of whatever docs/wire-contract.md's failure table documents. */
 export const EXTRA_FAILURE_TYPES = ['InvalidTeamCommand', 'PayloadTooLarge', 'BoardFull'] as const;
 
 /**
- * The stable failure types a caller may see: every `type` in the tables of README's "Failure types"
- * section (read at run time, so a type the fix documents there is accepted), plus EXTRA_FAILURE_TYPES.
+ * The stable failure types a caller may see: every `type` in the tables of the "Failure types"
+ * section of docs/wire-contract.md (read at run time, so a type the fix documents there is accepted),
+ * plus EXTRA_FAILURE_TYPES.
  */
-export function documentedFailureTypes(readmePath = path.resolve(__dirname, '../../README.md')): Set<string> {
+export function documentedFailureTypes(readmePath = path.resolve(__dirname, '../../docs/wire-contract.md')): Set<string> {
   const types = new Set<string>(EXTRA_FAILURE_TYPES);
   const readme = fs.readFileSync(readmePath, 'utf8');
-  const start = readme.indexOf('### Failure types');
+  const start = readme.indexOf('## Failure types'); // a level-2 or level-3 heading
   if (start < 0) return types;
   const rest = readme.slice(start + 1);
   const end = rest.search(/\n## /);

@@ -1,11 +1,11 @@
-/** The README's task status table is documentation of ALLOWED_TRANSITIONS: keep them equal. */
+/** The status table in docs/semantics.md is documentation of ALLOWED_TRANSITIONS: keep them equal. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ALLOWED_TRANSITIONS, TASK_STATUSES } from '../../shared/team';
 
-test('the README status table states exactly the transitions the core enforces', () => {
-  const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-  const block = /<!-- status-table:start -->([\s\S]*?)<!-- status-table:end -->/.exec(readme)?.[1];
+test('the status table in docs/semantics.md states exactly the transitions the core enforces', () => {
+  const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'semantics.md'), 'utf8');
+  const block = /<!-- status-table:start -->([\s\S]*?)<!-- status-table:end -->/.exec(doc)?.[1];
   expect(block).toBeDefined();
   const rows = block!
     .trim()
