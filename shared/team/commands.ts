@@ -17,7 +17,8 @@ const subject = z.string().trim().min(1).max(MAX_SUBJECT_LENGTH);
 const description = z.string().max(MAX_DESCRIPTION_LENGTH);
 const dependencies = z.array(taskIdSchema).max(MAX_DEPENDENCIES);
 const writeScopes = z.array(z.string().max(500)).max(MAX_WRITE_SCOPES);
-const memberName = z.string().min(1).max(100);
+/** A member name (or "lead") as the wire takes it: the caller, a send target, an owner. The roster's own rules for teammate names apply when it decides. */
+export const memberNameSchema = z.string().min(1).max(100);
 
 export const createTaskBody = z.strictObject({
   subject,
@@ -38,7 +39,7 @@ export const editTaskBody = z
     message: 'editTask needs at least one of subject, description, dependencies, writeScopes',
   });
 export const claimTaskBody = z.strictObject({ taskId: taskIdSchema, expectedRevision: revisionSchema });
-export const assignTaskBody = z.strictObject({ taskId: taskIdSchema, expectedRevision: revisionSchema, owner: memberName.nullable() });
+export const assignTaskBody = z.strictObject({ taskId: taskIdSchema, expectedRevision: revisionSchema, owner: memberNameSchema.nullable() });
 export const releaseTaskBody = z.strictObject({ taskId: taskIdSchema, expectedRevision: revisionSchema });
 export const transitionTaskBody = z.strictObject({ taskId: taskIdSchema, expectedRevision: revisionSchema, status: z.enum(TASK_STATUSES) });
 export const deleteTaskBody = z.strictObject({ taskId: taskIdSchema, expectedRevision: revisionSchema });

@@ -1,0 +1,40 @@
+/**
+ * Zod schemas for the wire bodies of the Lead's roster, mailbox, prompt, interrupt, wait and read
+ * Updates (the task command bodies are in ./commands.ts). One home for each rule: the Lead parses
+ * its Updates with these, and the model-facing Team tools derive their argument schemas from them
+ * (without `caller`, and `messageId`, which the runtime supplies). Strict: unknown keys are errors.
+ * Pure: bundled into workflow code.
+ */
+import { z } from 'zod';
+import { MAX_ID_LENGTH } from '../limits';
+import { EDGE_KINDS } from '../teamEdges';
+import { memberNameSchema } from './commands';
+
+/** The longest a wait_agent / waitForEdge may block: one hour. */
+export const MAX_WAIT_MS = 3_600_000;
+/** The longest follow-up prompt to the Lead agent, in characters after trimming. */
+export const MAX_PROMPT_LENGTH = 100_000;
+
+const caller = memberNameSchema;
+const messageId = z.string().min(1).max(MAX_ID_LENGTH);
+
+/** Updates that carry nothing but the attributed caller (listTasks, readLeadInbox, disposeTeam, ...). */
+export const callerOnlySchema = z.strictObject({ caller });
+export const readTaskRequestSchema = z.strictObject({ caller, taskId: z.number().int().positive() });
+/** `message` is only typed here; the Lead checks it is JSON within the message size limit from the original input. */
+export const spawnRequestSchema = z.strictObject({
+  caller,
+  name: memberNameSchema,
+  context: z.enum(['fresh', 'fork']).default('fresh'),
+  message: z.unknown(),
+  model: z.string().min(1).max(200).nullable().default(null),
+});
+/** `content` is only typed here; the Lead checks it is JSON within the message size limit from the original input. */
+export const sendEnvelopeSchema = z.strictObject({ caller, to: memberNameSchema, content: z.unknown(), messageId: messageId.optional() });
+export const promptRequestSchema = z.strictObject({ caller, content: z.string().trim().min(1).max(MAX_PROMPT_LENGTH), messageId: messageId.optional() });
+export const interruptRequestSchema = z.strictObject({ caller, name: memberNameSchema });
+export const waitRequestSchema = z.strictObject({
+  caller,
+  timeoutMs: z.number().int().min(1).max(MAX_WAIT_MS),
+  kinds: z.array(z.enum(EDGE_KINDS)).min(1).optional(),
+});
