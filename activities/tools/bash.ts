@@ -57,6 +57,16 @@ class TailBuffer {
   }
 }
 
+/** What one bash run gives back; `finalDirectory` is where the shell ended (null: unknown). */
+interface BashRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  timedOut: boolean;
+  finalDirectory: string | null;
+}
+
 export interface BashToolOptions {
   /** The checkout's real path. */
   rootReal: string;
@@ -76,7 +86,9 @@ export function createBashTool(options: BashToolOptions) {
   const sandbox: BashSandboxConfig = { ...sandboxConfigFromEnv(workerEnv), ...options.sandbox };
   const home = sandboxHome(rootReal, workerEnv.HOME);
   const bashEnv =
-    sandbox.mode === 'none' ? Object.fromEntries(Object.entries(workerEnv).filter(([name]) => !HIDDEN_ENV.includes(name))) : sandboxEnv(workerEnv, sandbox, home);
+    sandbox.mode === 'none'
+      ? Object.fromEntries(Object.entries(workerEnv).filter(([name]) => !HIDDEN_ENV.includes(name)))
+      : sandboxEnv(workerEnv, sandbox, home);
   const maskFiles = credentialFiles(workerEnv);
   /** Set once a probe succeeded; a failed probe is retried on the next call. */
   let sandboxChecked = false;
@@ -84,17 +96,25 @@ export function createBashTool(options: BashToolOptions) {
   async function ensureSandbox(): Promise<void> {
     if (sandbox.mode === 'none' || sandboxChecked) return;
     const probe = await probeSandbox(sandbox, rootReal, { home, maskFiles });
-    if (!probe.ok) throw new WorkToolError(E.sandboxUnavailable, `bash cannot run here: its sandbox does not start (${probe.reason}); nothing ran. Use read_file, write_file and edit_file, and tell the Lead`);
+    if (!probe.ok) {
+      throw new WorkToolError(
+        E.sandboxUnavailable,
+        `bash cannot run here: its sandbox does not start (${probe.reason}); nothing ran. Use read_file, write_file and edit_file, and tell the Lead`,
+      );
+    }
     sandboxChecked = true;
   }
 
   function runBash(command: string, timeoutMs: number, context: WorkToolContext) {
-    return new Promise<{ exitCode: number | null; stdout: string; stderr: string; truncated: boolean; timedOut: boolean; finalDirectory: string | null }>((resolve, reject) => {
+    return new Promise<BashRun>((resolve, reject) => {
       const script = ['-c', CWD_TRAILER + command];
       const [file, args] =
         sandbox.mode === 'none'
           ? ['bash', script]
-          : [sandbox.bwrapPath, [...bwrapArgs({ root: rootReal, cwd: fs.realpathSync(context.base), home, network: sandbox.network, maskFiles }), 'bash', ...script]];
+          : [
+              sandbox.bwrapPath,
+              [...bwrapArgs({ root: rootReal, cwd: fs.realpathSync(context.base), home, network: sandbox.network, maskFiles }), 'bash', ...script],
+            ];
       const child = spawn(file, args, {
         cwd: context.base,
         env: bashEnv,
@@ -168,7 +188,12 @@ export function createBashTool(options: BashToolOptions) {
         cleanup();
         if (sandbox.mode !== 'none' && errnoCode(error) === 'ENOENT') {
           sandboxChecked = false;
-          reject(new WorkToolError(E.sandboxUnavailable, `bash cannot run here: ${sandbox.bwrapPath} is missing; nothing ran. Use read_file, write_file and edit_file, and tell the Lead`));
+          reject(
+            new WorkToolError(
+              E.sandboxUnavailable,
+              `bash cannot run here: ${sandbox.bwrapPath} is missing; nothing ran. Use read_file, write_file and edit_file, and tell the Lead`,
+            ),
+          );
           return;
         }
         reject(error);
@@ -191,7 +216,10 @@ export function createBashTool(options: BashToolOptions) {
         if (!(await fsp.stat(context.base)).isDirectory()) throw new Error('not a directory');
       } catch {
         context.nextCwd = '.';
-        throw new WorkToolError(E.workingDirectoryMissing, `your directory ${context.cwd} no longer exists; you are back at the checkout root (".") and nothing ran`);
+        throw new WorkToolError(
+          E.workingDirectoryMissing,
+          `your directory ${context.cwd} no longer exists; you are back at the checkout root (".") and nothing ran`,
+        );
       }
       await ensureSandbox();
       const run = await runBash(input.command, input.timeoutMs ?? LIMITS.bashDefaultTimeoutMs, context);

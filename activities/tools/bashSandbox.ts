@@ -126,7 +126,12 @@ export function credentialFiles(workerEnv: Env): string[] {
 export type ProbeResult = { ok: true } | { ok: false; reason: string };
 
 /** Runs `bwrap <args> true` in root (with the mounts bash gets) to tell whether the sandbox starts on this machine. */
-export function probeSandbox(config: BashSandboxConfig, root: string, mounts: { home?: string; maskFiles?: string[] } = {}, timeoutMs = 10_000): Promise<ProbeResult> {
+export function probeSandbox(
+  config: BashSandboxConfig,
+  root: string,
+  mounts: { home?: string; maskFiles?: string[] } = {},
+  timeoutMs = 10_000,
+): Promise<ProbeResult> {
   const args = bwrapArgs({ root, cwd: root, home: mounts.home ?? '/tmp', network: config.network, maskFiles: mounts.maskFiles ?? [] });
   return new Promise((resolve) => {
     let stderr = '';
@@ -151,7 +156,11 @@ export function probeSandbox(config: BashSandboxConfig, root: string, mounts: { 
     });
     child.on('close', (code, signal) => {
       if (code === 0) settle({ ok: true });
-      else settle({ ok: false, reason: `${config.bwrapPath} failed (${signal ?? `exit ${code}`}): ${stderr.trim() || 'no message'} (user namespaces disabled, or a container without the privileges bubblewrap needs?)` });
+      else
+        settle({
+          ok: false,
+          reason: `${config.bwrapPath} failed (${signal ?? `exit ${code}`}): ${stderr.trim() || 'no message'} (user namespaces disabled, or a container without the privileges bubblewrap needs?)`,
+        });
     });
   });
 }
@@ -166,7 +175,11 @@ export interface SandboxLog {
  * Start-up check for a worker that runs bash: logs the opt-out as a warning, a sandbox that cannot
  * start as an error (bash then answers SandboxUnavailable), and a working sandbox as info.
  */
-export async function checkBashSandbox(config: BashSandboxConfig, root: string, log: SandboxLog = console): Promise<ProbeResult | { ok: true; unsandboxed: true }> {
+export async function checkBashSandbox(
+  config: BashSandboxConfig,
+  root: string,
+  log: SandboxLog = console,
+): Promise<ProbeResult | { ok: true; unsandboxed: true }> {
   if (config.mode === 'none') {
     log.warn(
       `${BASH_SANDBOX_ENV}=none: bash runs UNSANDBOXED as the worker's user, with the worker's environment (minus MODEL_API_KEY and TEMPORAL_API_KEY), ` +

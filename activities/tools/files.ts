@@ -12,7 +12,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { editFileContract, readFileContract, WORK_TOOL_ERRORS as E, WORK_TOOL_LIMITS as LIMITS, WorkToolError, writeFileContract } from '../../shared/agent/workTools';
+import {
+  editFileContract,
+  readFileContract,
+  WORK_TOOL_ERRORS as E,
+  WORK_TOOL_LIMITS as LIMITS,
+  WorkToolError,
+  writeFileContract,
+} from '../../shared/agent/workTools';
 import { defineTool } from '../../shared/tools/tool';
 import type { WorkToolContext } from './context';
 import { type CheckoutPaths, errnoCode } from './paths';
@@ -134,7 +141,12 @@ async function readCurrent(real: string, shown: string): Promise<Buffer | null> 
       if (errnoCode(error) === 'ENOENT') return null;
       throw error;
     }
-    if (size > LIMITS.maxFileBytes) throw new WorkToolError(E.fileTooLarge, `${shown} has ${size} bytes, more than the file tools handle (${LIMITS.maxFileBytes}); inspect it with bash (head, sed -n, grep)`);
+    if (size > LIMITS.maxFileBytes) {
+      throw new WorkToolError(
+        E.fileTooLarge,
+        `${shown} has ${size} bytes, more than the file tools handle (${LIMITS.maxFileBytes}); inspect it with bash (head, sed -n, grep)`,
+      );
+    }
     return fsp.readFile(real);
   });
 }
@@ -163,7 +175,9 @@ export function createFileTools(paths: CheckoutPaths) {
     async execute(input, context: WorkToolContext) {
       const { real, shown } = await paths.resolveFile(input.path, context.base);
       const bytes = Buffer.byteLength(input.content);
-      if (bytes > LIMITS.maxFileBytes) throw new WorkToolError(E.fileTooLarge, `content has ${bytes} bytes, more than write_file handles (${LIMITS.maxFileBytes})`);
+      if (bytes > LIMITS.maxFileBytes) {
+        throw new WorkToolError(E.fileTooLarge, `content has ${bytes} bytes, more than write_file handles (${LIMITS.maxFileBytes})`);
+      }
       const intended = versionOf(input.content);
       return withFileLock(real, async () => {
         const current = await readCurrent(real, shown);
@@ -171,7 +185,10 @@ export function createFileTools(paths: CheckoutPaths) {
         // Already holds exactly this content (e.g. a retry of a write that succeeded): nothing is lost by succeeding.
         if (currentVersion === intended) return { path: shown, version: intended, bytes };
         if (input.version === null && currentVersion !== null) {
-          throw new WorkToolError(E.staleVersion, `${shown} already exists (current version ${currentVersion}); read_file it and rebase your change, passing its version`);
+          throw new WorkToolError(
+            E.staleVersion,
+            `${shown} already exists (current version ${currentVersion}); read_file it and rebase your change, passing its version`,
+          );
         }
         if (input.version !== null && currentVersion === null) {
           throw new WorkToolError(E.staleVersion, `${shown} does not exist any more; read the directory again, and pass version null to create it`);
@@ -195,13 +212,20 @@ export function createFileTools(paths: CheckoutPaths) {
         const text = current.toString('utf8');
         const parts = text.split(input.oldText);
         const occurrences = parts.length - 1;
-        if (occurrences === 0) throw new WorkToolError(E.editTextNotFound, `oldText does not occur in ${shown}; read_file it and copy the text exactly, whitespace included`);
+        if (occurrences === 0) {
+          throw new WorkToolError(E.editTextNotFound, `oldText does not occur in ${shown}; read_file it and copy the text exactly, whitespace included`);
+        }
         if (occurrences > 1 && !input.replaceAll) {
-          throw new WorkToolError(E.editTextAmbiguous, `oldText occurs ${occurrences} times in ${shown}; include more surrounding text to make it unique, or pass replaceAll: true`);
+          throw new WorkToolError(
+            E.editTextAmbiguous,
+            `oldText occurs ${occurrences} times in ${shown}; include more surrounding text to make it unique, or pass replaceAll: true`,
+          );
         }
         const updated = parts.join(input.newText);
         const bytes = Buffer.byteLength(updated);
-        if (bytes > LIMITS.maxFileBytes) throw new WorkToolError(E.fileTooLarge, `the edit would make ${shown} ${bytes} bytes, more than the file tools handle (${LIMITS.maxFileBytes})`);
+        if (bytes > LIMITS.maxFileBytes) {
+          throw new WorkToolError(E.fileTooLarge, `the edit would make ${shown} ${bytes} bytes, more than the file tools handle (${LIMITS.maxFileBytes})`);
+        }
         await typedFs(shown, () => writeAtomically(real, updated));
         return { path: shown, version: versionOf(updated), replacements: occurrences };
       });

@@ -52,16 +52,34 @@ export function createWorkToolActivities(options: WorkToolOptions) {
     const cwdInside = paths.inRoot(base);
     const cwd = cwdInside ? paths.display(base) : '.';
     if (!tool) {
-      return { ok: false, text: JSON.stringify({ error: E.unknownTool, message: `there is no work tool named ${JSON.stringify(input.tool)}; the work tools are ${WORK_TOOL_NAMES.join(', ')}` }), cwd };
+      return {
+        ok: false,
+        text: JSON.stringify({
+          error: E.unknownTool,
+          message: `there is no work tool named ${JSON.stringify(input.tool)}; the work tools are ${WORK_TOOL_NAMES.join(', ')}`,
+        }),
+        cwd,
+      };
     }
     if (!cwdInside) {
-      return { ok: false, text: JSON.stringify({ error: E.pathOutsideCheckout, message: `your directory ${input.cwd} is outside the checkout; you are back at the checkout root (".")` }), cwd: '.' };
+      return {
+        ok: false,
+        text: JSON.stringify({
+          error: E.pathOutsideCheckout,
+          message: `your directory ${input.cwd} is outside the checkout; you are back at the checkout root (".")`,
+        }),
+        cwd: '.',
+      };
     }
     try {
       await paths.containedRealPath(base, cwd);
     } catch (error) {
       if (!(error instanceof WorkToolError)) throw error;
-      return { ok: false, text: JSON.stringify({ error: error.type, message: `your directory ${cwd} leads outside the checkout; you are back at the checkout root (".")` }), cwd: '.' };
+      return {
+        ok: false,
+        text: JSON.stringify({ error: error.type, message: `your directory ${cwd} leads outside the checkout; you are back at the checkout root (".")` }),
+        cwd: '.',
+      };
     }
     const context: WorkToolContext = { base, cwd, ...(options.heartbeat ? { heartbeat: options.heartbeat } : defaultHeartbeat()) };
     const outcome = await runToolCall(tool, input.argumentsJson, context);
