@@ -7,6 +7,19 @@ import { builtinModules } from 'node:module';
 // neither may reach for Node built-ins (fs, crypto, timers, ...).
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+/**
+ * Import boundaries between the layers. Client, workflows and activities meet only in shared/
+ * (the wire contract in shared/contract declares the workflow function types and the activity
+ * interfaces), so none imports another's code, types included: no circle activities → client →
+ * workflows → activities. A relative import that climbs out to a forbidden top-level folder fails.
+ */
+const boundary = (files, forbidden, message) => ({
+  files,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': ['error', { patterns: forbidden.map((folder) => ({ regex: `^(\\.\\./)+${folder}(/|$)`, message })) }],
+  },
+});
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'eslint.config.mjs', 'jest.config.js', 'scripts/*.js'] },
   eslint.configs.recommended,
@@ -34,6 +47,22 @@ export default tseslint.config(
       'no-restricted-globals': ['error', { name: 'process', message: 'No environment access in workflow/shared code.' }, { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }],
     },
   },
+  boundary(
+    ['workflows/**/*.ts'],
+    ['activities', 'client', 'worker', 'cli'],
+    'Workflow code may not import activities/, client/, worker/ or cli/: take types from shared/contract (proxyActivities<TeamActivities> etc.).',
+  ),
+  boundary(
+    ['client/**/*.ts'],
+    ['workflows', 'activities', 'worker'],
+    'The client may not import workflows/, activities/ or worker/: start and call workflows through shared/contract.',
+  ),
+  boundary(
+    ['shared/**/*.ts'],
+    ['workflows', 'activities', 'client', 'worker', 'cli'],
+    'shared/ is the bottom layer: it may not import workflows/, activities/, client/, worker/ or cli/.',
+  ),
+  boundary(['activities/**/*.ts'], ['workflows'], 'Activities may not import workflows/: they implement the interfaces of shared/contract.'),
   {
     files: ['test/**/*.ts'],
     rules: {

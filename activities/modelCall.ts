@@ -12,19 +12,12 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { ChatMessage, ModelErrorKind, ModelProvider, ModelRequest, ModelResponse, ToolSpec } from '../shared/model';
+import type { ModelErrorKind, ModelProvider, ModelRequest, ModelResponse, ToolSpec } from '../shared/model';
 import { ModelCallError } from '../shared/model';
 import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../shared/limits';
 import { errorMessage } from '../shared/errors';
+import type { CallModelInput, ModelActivities } from '../shared/contract';
 import { ScriptExhaustedError } from './providers/scriptedProvider';
-
-export interface CallModelInput {
-  /** null: the provider's default model. */
-  model: string | null;
-  /** Names the tools offered to the model (resolved by the worker's toolsFor). */
-  toolset: string;
-  messages: ChatMessage[];
-}
 
 export interface ModelActivityDependencies {
   provider: ModelProvider;
@@ -122,7 +115,7 @@ export function toActivityFailure(error: unknown): unknown {
   return new Error(`model call failed with a non-Error value: ${String(error)}`);
 }
 
-export function createModelActivities({ provider, toolsFor }: ModelActivityDependencies) {
+export function createModelActivities({ provider, toolsFor }: ModelActivityDependencies): ModelActivities {
   return {
     /** One model call. Cancellable; heartbeats every second while it runs. */
     async callModel(input: CallModelInput): Promise<ModelResponse> {
@@ -168,5 +161,3 @@ export function createModelActivities({ provider, toolsFor }: ModelActivityDepen
     },
   };
 }
-
-export type ModelActivities = ReturnType<typeof createModelActivities>;

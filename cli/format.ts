@@ -1,5 +1,5 @@
 /** Plain-text tables and lines for the CLI. */
-import type { ConversationEntry, LeadAgentView, LiveStatus } from '../shared/definitions';
+import type { ConversationEntry, LeadAgentView, LiveStatus } from '../shared/contract';
 import type { JsonValue } from '../shared/json';
 import type { TaskView, TeamView } from '../shared/team';
 import type { TeamEdge } from '../shared/teamEdges';

@@ -13,7 +13,7 @@ import { connectionOptionsFromEnv } from '../client/connection';
 import { errorMessage } from '../shared/errors';
 import { runBefore } from '../client/deadlines';
 import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TEAM_CALL_TIMED_OUT, TeamCallTimedOut, TeamClient, healthAdvice } from '../client/teamClient';
-import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAgentOptions, type LeadAgentView, type ProfileName } from '../shared/definitions';
+import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAgentOptions, type LeadAgentView, type ProfileName } from '../shared/contract';
 import type { JsonValue } from '../shared/json';
 import { LEAD, type TaskMutationResult, type TaskStatus } from '../shared/team';
 import { formatAgentView, formatConversation, formatEdge, formatHealth, formatRoster, formatTasks, progressLine, webUiLink } from './format';

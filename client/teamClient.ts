@@ -1,6 +1,6 @@
 /**
  * The typed client over the Temporal client SDK: start a Team (its Lead workflow), then drive it
- * through the wire contract in shared/definitions.ts. Used by the CLI, the demo, tests and benchmarks.
+ * through the wire contract in shared/contract/. Used by the CLI, the demo, tests and benchmarks.
  * Every call has a deadline and ends by it (client/deadlines.ts): with its result, a typed
  * rejection, or TeamCallTimedOut saying what to do next.
  */
@@ -16,7 +16,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { Semaphore, withTimeout } from 'async-mutex';
-import * as defs from '../shared/definitions';
+import * as defs from '../shared/contract';
 import { TEAM_CLOSED, TEAM_ROLLING_OVER } from '../shared/failures';
 import { errorMessage } from '../shared/errors';
 import { AGENT_TEAM_ID, AGENT_TEAM_ROLE } from '../shared/searchAttributes';
@@ -25,7 +25,6 @@ import { LEAD } from '../shared/team';
 import type { InboxMessage } from '../shared/inbox';
 import type { JsonValue } from '../shared/json';
 import type { EdgeKind, TeamEdge } from '../shared/teamEdges';
-import type { teamLead } from '../workflows/teamLead';
 import {
   type CallOptions,
   type TeamDeadlines,
@@ -245,7 +244,7 @@ export class TeamClient {
     const team = new TeamClient(client, options.teamId, LEAD, options.deadlines);
     try {
       await team.call('start', team.deadlines.callMs, () =>
-        client.workflow.start<typeof teamLead>(defs.TEAM_LEAD_WORKFLOW_TYPE, {
+        client.workflow.start<defs.TeamLeadWorkflow>(defs.TEAM_LEAD_WORKFLOW_TYPE, {
           workflowId: options.teamId,
           taskQueue: options.taskQueue ?? defs.DEFAULT_TASK_QUEUE,
           args: [
@@ -292,8 +291,8 @@ export class TeamClient {
   }
 
   /** Always the latest run: continue-as-new is invisible to callers. */
-  handle(): WorkflowHandle<typeof teamLead> {
-    return this.client.workflow.getHandle<typeof teamLead>(this.teamId);
+  handle(): WorkflowHandle<defs.TeamLeadWorkflow> {
+    return this.client.workflow.getHandle<defs.TeamLeadWorkflow>(this.teamId);
   }
 
   createTask(body: Omit<defs.CreateTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {

@@ -14,7 +14,7 @@ import { TeamClient } from '../client/teamClient';
 import { createTeamWorker } from '../worker/createWorker';
 import { ensureTemporalCli, startDevServer } from './devServer';
 import { answer, script, scriptText, send, tool } from '../activities/providers/scriptedModelScript';
-import { getTeammateStateQuery } from '../shared/definitions';
+import { getTeammateStateQuery } from '../shared/contract';
 import { demoAgentPrompt, runDemoScenario, runDemoTeammates } from './demoScenario';
 
 const OUT = path.join(__dirname, '..', 'test', 'histories');

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
-import { DEFAULT_TASK_QUEUE } from '../shared/definitions';
+import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { errorMessage } from '../shared/errors';
 import { createTeamWorker } from '../worker/createWorker';
 import { demoAgentPrompt } from './demoScenario';

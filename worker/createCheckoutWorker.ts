@@ -2,6 +2,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/tools/bashSandbox';
 import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/tools';
 import { connectionOptionsFromEnv } from '../client/connection';
+import type { WorkToolActivities } from '../shared/contract';
 
 export interface CheckoutWorkerOptions {
   connection?: NativeConnection;
@@ -25,7 +26,7 @@ export async function createCheckoutWorker(options: CheckoutWorkerOptions): Prom
     connection: options.connection ?? ownNative!,
     namespace: envOptions.namespace ?? 'default',
     taskQueue: options.taskQueue,
-    activities: createWorkToolActivities({ root }),
+    activities: createWorkToolActivities({ root }) satisfies WorkToolActivities,
   });
   return { worker, close: async () => void (await ownNative?.close()) };
 }

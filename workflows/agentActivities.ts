@@ -3,14 +3,9 @@
  * their retry, timeout and cancellation behaviour. Shared by the Lead and member workflows.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { TeamActivities } from '../activities';
-import type { createModelActivities } from '../activities/modelCall';
-import type { createWorkToolActivities } from '../activities/tools';
+import type { ModelActivities, TeamActivities, WorkToolActivities } from '../shared/contract';
 import type { DispatchResult } from '../shared/agent/loop';
 import type { ToolCall } from '../shared/model';
-
-type ModelActivities = ReturnType<typeof createModelActivities>;
-type WorkToolActivities = ReturnType<typeof createWorkToolActivities>;
 
 /**
  * Model calls: the only retry layer (a provider makes one HTTP request per attempt). Rate limits,

@@ -19,8 +19,9 @@ import { waitAgentTool } from '../shared/agent/teamTools';
 import { runAgentTurn } from '../shared/agent/loop';
 import { identityText } from '../shared/agent/policy';
 import { policyOf, type Toolset } from '../shared/agent/profiles';
-import * as defs from '../shared/definitions';
-import type { LiveStatus, TeammateInput, TeammateStateView } from '../shared/definitions';
+import * as defs from '../shared/contract';
+import type { LiveStatus, TeammateStateView } from '../shared/contract';
+import type { TeammateRunInput } from '../shared/session/carried';
 import { asToolResult, memberTeamTools, models, runWorkToolCall, workTools } from './agentActivities';
 import { waitInMemberWorkflow } from './memberWait';
 import { TeammateRun, nextSessionInput } from './teammateRun';
@@ -44,7 +45,7 @@ export interface SessionHooks {
   onAnswer?(turn: number, reply: string | null): Promise<void>;
 }
 
-export async function runSession(input: TeammateInput, hooks: SessionHooks): Promise<TeammateStateView> {
+export async function runSession(input: TeammateRunInput, hooks: SessionHooks): Promise<TeammateStateView> {
   const mate = new TeammateRun(input);
   mate.markTeamRecords = hooks.role === 'teammate';
   const { teamId, name } = input.descriptor;
@@ -139,5 +140,5 @@ export async function runSession(input: TeammateInput, hooks: SessionHooks): Pro
     return mate.view();
   }
   await condition(allHandlersFinished);
-  return await continueAsNew<(input: TeammateInput) => Promise<TeammateStateView>>(nextSessionInput(input, mate));
+  return await continueAsNew<(input: TeammateRunInput) => Promise<TeammateStateView>>(nextSessionInput(input, mate));
 }

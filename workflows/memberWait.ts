@@ -7,7 +7,7 @@
 import type { UpdateDefinition } from '@temporalio/common';
 import { CancellationScope, condition, getExternalWorkflowHandle } from '@temporalio/workflow';
 import type { TeamToolContext } from '../shared/agent/teamTools';
-import * as defs from '../shared/definitions';
+import * as defs from '../shared/contract';
 import type { TeamEdge } from '../shared/teamEdges';
 import type { TeammateRun } from './teammateRun';
 

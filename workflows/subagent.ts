@@ -4,12 +4,13 @@
  * session that started it, which owns it (send_input, wait_agent, close_agent).
  */
 import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import * as defs from '../shared/definitions';
-import type { TeammateInput, TeammateStateView } from '../shared/definitions';
+import * as defs from '../shared/contract';
+import type { Implements, SubagentWorkflow, TeammateStateView } from '../shared/contract';
+import type { TeammateRunInput } from '../shared/session/carried';
 import { runSession } from './memberSession';
 import { parseSessionInput } from './workflowInputs';
 
-export async function subagent(rawInput: TeammateInput): Promise<TeammateStateView> {
+export async function subagent(rawInput: TeammateRunInput): Promise<TeammateStateView> {
   // A subagent's id is <teamId>/subagent/<n> and its name subagent-<n>.
   const input = parseSessionInput('subagent', rawInput, workflowInfo().workflowId, (teamId, name) => `${teamId}/subagent/${name.replace(/^subagent-/, '')}`);
   const parent = getExternalWorkflowHandle(input.descriptor.teamId);
@@ -26,3 +27,6 @@ export async function subagent(rawInput: TeammateInput): Promise<TeammateStateVi
     },
   });
 }
+
+/** The contract's SubagentWorkflow (shared/contract/workflows.ts). */
+type _Implements = Implements<SubagentWorkflow, typeof subagent>;

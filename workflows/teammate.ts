@@ -7,11 +7,12 @@
 import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { teammateWorkflowId } from '../shared/team';
 import { parseSessionInput } from './workflowInputs';
-import * as defs from '../shared/definitions';
-import type { TeammateInput, TeammateStateView } from '../shared/definitions';
+import * as defs from '../shared/contract';
+import type { Implements, TeammateStateView, TeammateWorkflow } from '../shared/contract';
+import type { TeammateRunInput } from '../shared/session/carried';
 import { runSession } from './memberSession';
 
-export async function teammate(rawInput: TeammateInput): Promise<TeammateStateView> {
+export async function teammate(rawInput: TeammateRunInput): Promise<TeammateStateView> {
   const input = parseSessionInput('teammate', rawInput, workflowInfo().workflowId, teammateWorkflowId);
   const lead = getExternalWorkflowHandle(input.descriptor.teamId);
   return runSession(input, {
@@ -27,3 +28,6 @@ export async function teammate(rawInput: TeammateInput): Promise<TeammateStateVi
     },
   });
 }
+
+/** The contract's TeammateWorkflow (shared/contract/workflows.ts). */
+type _Implements = Implements<TeammateWorkflow, typeof teammate>;

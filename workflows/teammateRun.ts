@@ -2,7 +2,8 @@
  * A teammate's in-run logic: its inbox (each message id recorded once), its conversation, and the
  * bookkeeping of turns and interrupts. No Temporal calls here; teammate.ts wires it.
  */
-import type { CarriedTeammateState, ConversationEntry, LiveStatus, TeammateInput, TeammateStateView } from '../shared/definitions';
+import type { ConversationEntry, LiveStatus, TeammateStateView } from '../shared/contract';
+import type { CarriedTeammateState, TeammateRunInput } from '../shared/session/carried';
 import type { InboxMessage, InboxState } from '../shared/inbox';
 import { emptyInbox, receive, takePending } from '../shared/inbox';
 import { carriedWithinBudget, compactConversationOrDrop } from '../shared/agent/budget';
@@ -43,7 +44,7 @@ export class TeammateRun {
   /** Bytes of the messages waiting in the inbox. */
   private pendingBytes: number;
 
-  constructor(readonly input: TeammateInput) {
+  constructor(readonly input: TeammateRunInput) {
     const carried = input.carried;
     this.conversation = carried?.conversation ?? [...input.seed];
     this.turns = carried?.turns ?? 0;
@@ -191,6 +192,6 @@ function relaySeqOf(message: unknown): number | undefined {
  * are in the carried conversation and inbox by now), measured, with the conversation compacted to
  * the room the rest leaves if it were ever over the payload budget.
  */
-export function nextSessionInput(input: TeammateInput, mate: TeammateRun): TeammateInput {
-  return carriedWithinBudget((budget?: number): TeammateInput => ({ ...input, seed: [], initialMessage: { ...input.initialMessage, content: null }, carried: mate.carry(budget) }));
+export function nextSessionInput(input: TeammateRunInput, mate: TeammateRun): TeammateRunInput {
+  return carriedWithinBudget((budget?: number): TeammateRunInput => ({ ...input, seed: [], initialMessage: { ...input.initialMessage, content: null }, carried: mate.carry(budget) }));
 }

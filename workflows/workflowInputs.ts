@@ -8,8 +8,9 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { z } from 'zod';
 import { CARRIED_CONVERSATION_BUDGET } from '../shared/agent/budget';
-import type { TeamLeadInput, TeammateInput } from '../shared/definitions';
-import { PROFILE_NAMES } from '../shared/definitions';
+import { PROFILE_NAMES } from '../shared/contract';
+import type { LeadRunInput } from '../shared/lead/carried';
+import type { TeammateRunInput } from '../shared/session/carried';
 import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MAX_TEAM_ID_LENGTH, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../shared/limits';
 import { MAX_MEMBER_NAME_LENGTH } from '../shared/team/roster';
 import { jsonProblem } from '../shared/json';
@@ -33,8 +34,8 @@ const record = z.record(z.string(), z.unknown());
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** The carried state is the Lead's own, but a starter could forge one: check its shape, not every field. */
-const carriedLeadSchema = z.object({
-  state: z.object({ teamId, maxMembers: z.number().int().min(1).max(MAX_ROSTER_SIZE), admission: z.enum(['open', 'closed']), members: record, tasks: record, nextTaskId: count }),
+const carriedTeamSchema = z.object({ teamId, maxMembers: z.number().int().min(1).max(MAX_ROSTER_SIZE), admission: z.enum(['open', 'closed']), members: record, tasks: record, nextTaskId: count });
+const carriedLeadFields = {
   leadInbox: z.object({ pending: z.array(z.unknown()), seen: z.array(z.string()), received: count, consumed: count }),
   edges: z.object({ lastSeq: count, recent: z.array(z.unknown()) }),
   liveStatus: record,
@@ -42,7 +43,9 @@ const carriedLeadSchema = z.object({
   recentUpdates: z.array(z.object({ updateId: z.string() })),
   continuedRuns: count,
   agent: z.looseObject({ conversation, turns: count, subagents: record }).optional(),
-});
+};
+/** The current shape carries the Team as `team`; runs of earlier versions carried it as `state` (shared/lead/state.ts upgrades it). */
+const carriedLeadSchema = z.union([z.object({ team: carriedTeamSchema, ...carriedLeadFields }), z.object({ state: carriedTeamSchema, ...carriedLeadFields })]);
 
 const leadInputSchema = z.object({
   teamId,
@@ -75,7 +78,7 @@ function issues(error: z.ZodError): string {
 }
 
 /** The Lead's input, with its teamId equal to the workflow id (teammates act on the board of the Team whose id they carry). */
-export function parseLeadInput(input: unknown, workflowId: string): TeamLeadInput {
+export function parseLeadInput(input: unknown, workflowId: string): LeadRunInput {
   return typedOnly('teamLead', () => checkLeadInput(input, workflowId));
 }
 
@@ -89,12 +92,13 @@ function typedOnly<T>(workflow: string, check: () => T): T {
   }
 }
 
-function checkLeadInput(input: unknown, workflowId: string): TeamLeadInput {
+function checkLeadInput(input: unknown, workflowId: string): LeadRunInput {
   const parsed = leadInputSchema.safeParse(input);
   if (!parsed.success) throw invalid('teamLead', issues(parsed.error));
   const lead = parsed.data;
   if (lead.teamId !== workflowId) throw invalid('teamLead', `teamId "${lead.teamId.slice(0, 120)}" must equal the workflow id "${workflowId.slice(0, 120)}"`);
-  if (lead.carried && lead.carried.state.teamId !== workflowId) throw invalid('teamLead', 'carried.state.teamId must equal the workflow id');
+  const carriedTeam = lead.carried && ('team' in lead.carried ? lead.carried.team : lead.carried.state);
+  if (carriedTeam && carriedTeam.teamId !== workflowId) throw invalid('teamLead', 'the carried Team id must equal the workflow id');
   if (lead.agent && !lead.carried) {
     if (lead.agent.prompt.trim() === '') throw invalid('teamLead', 'agent.prompt must not be empty');
     if (jsonBytes(lead.agent.prompt) > MAX_MESSAGE_BYTES) throw invalid('teamLead', `agent.prompt is over the ${MAX_MESSAGE_BYTES}-byte message limit`);
@@ -104,7 +108,7 @@ function checkLeadInput(input: unknown, workflowId: string): TeamLeadInput {
     throw invalid('teamLead', `forkOf.conversation is over the ${CARRIED_CONVERSATION_BUDGET}-byte conversation budget`);
   }
   if (jsonBytes(input) > PAYLOAD_BUDGET_BYTES) throw invalid('teamLead', `the input is over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget`);
-  return input as TeamLeadInput;
+  return input as LeadRunInput;
 }
 
 const teammateInputSchema = z.object({
@@ -134,11 +138,11 @@ const teammateInputSchema = z.object({
 });
 
 /** A teammate's or subagent's input; `expectedWorkflowId` (a teammate's reserved id) ties the descriptor to the workflow. */
-export function parseSessionInput(workflow: string, input: unknown, workflowId: string, expectedWorkflowId?: (teamId: string, name: string) => string): TeammateInput {
+export function parseSessionInput(workflow: string, input: unknown, workflowId: string, expectedWorkflowId?: (teamId: string, name: string) => string): TeammateRunInput {
   return typedOnly(workflow, () => checkSessionInput(workflow, input, workflowId, expectedWorkflowId));
 }
 
-function checkSessionInput(workflow: string, input: unknown, workflowId: string, expectedWorkflowId?: (teamId: string, name: string) => string): TeammateInput {
+function checkSessionInput(workflow: string, input: unknown, workflowId: string, expectedWorkflowId?: (teamId: string, name: string) => string): TeammateRunInput {
   const parsed = teammateInputSchema.safeParse(input);
   if (!parsed.success) throw invalid(workflow, issues(parsed.error));
   const { descriptor, seed, initialMessage } = parsed.data;
@@ -150,7 +154,7 @@ function checkSessionInput(workflow: string, input: unknown, workflowId: string,
   if (conversationProblem(seed)) throw invalid(workflow, `seed: ${conversationProblem(seed)}`);
   if (jsonBytes(seed) > CARRIED_CONVERSATION_BUDGET) throw invalid(workflow, `seed is over the ${CARRIED_CONVERSATION_BUDGET}-byte conversation budget`);
   if (jsonBytes(input) > PAYLOAD_BUDGET_BYTES) throw invalid(workflow, `the input is over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget`);
-  return input as TeammateInput;
+  return input as TeammateRunInput;
 }
 
 /** Entry contents must be plain JSON (inspected, never rebuilt). */

@@ -30,7 +30,7 @@
  * budget, the input array itself is returned.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { ConversationEntry } from '../definitions';
+import type { ConversationEntry } from '../contract';
 import { CARRIED_CONVERSATION_BUDGET_BYTES, PAYLOAD_BUDGET_BYTES, PROMPT_BUDGET_BYTES, QUERIED_CONVERSATION_BUDGET_BYTES, jsonBytes, utf8Length } from '../limits';
 import type { ChatMessage, ToolCall } from '../model';
 import { RUNTIME_NOTE_PREFIX, renderRuntimeNote } from './prompt';

@@ -4,7 +4,7 @@
  * tools run as activities on the checkout's task queue. Unknown names come back to the model as a
  * typed error result, never as an exception.
  */
-import type { SendOutcome } from '../definitions';
+import type { SendOutcome } from '../contract';
 import type { ToolCall } from '../model';
 import { runToolCall, type AnyTool } from '../tools/tool';
 import type { DispatchResult } from './loop';

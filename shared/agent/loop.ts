@@ -5,7 +5,7 @@
  * Team logic), so this runs deterministically inside workflow code and is unit-testable alone.
  * Entries are appended to the conversation as they happen, so an interrupted turn keeps what it did.
  */
-import type { ConversationEntry, SendOutcome } from '../definitions';
+import type { ConversationEntry, SendOutcome } from '../contract';
 import type { ChatMessage, ModelResponse, ToolCall } from '../model';
 import { fitPrompt } from './budget';
 import { assemblePrompt } from './prompt';

@@ -7,7 +7,7 @@
  *  - toolset `subagent`: what an ordinary subagent sees (work tools only).
  * Pure: the workflow dispatches by name and the model-call activity renders the same specs.
  */
-import type { ProfileName } from '../definitions';
+import type { ProfileName } from '../contract';
 import type { ToolSpec } from '../model';
 import { toolSpec } from '../tools/tool';
 import { DEFAULT_POLICY, TEAM_POLICY } from './policy';

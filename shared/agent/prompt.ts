@@ -2,7 +2,7 @@
  * Prompt assembly: a session's durable conversation becomes the chat messages of the next model
  * call. Pure and deterministic (workflow code calls it), so replay rebuilds the same prompt.
  */
-import type { ConversationEntry } from '../definitions';
+import type { ConversationEntry } from '../contract';
 import type { ChatMessage, ToolCall } from '../model';
 import { renderInboxMessage } from './transcript';
 

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createModelActivities, MODEL_RETRY_AFTER_CAP_MS, MODEL_RETRY_AFTER_TOO_LONG_TYPE, type CallModelInput } from '../../activities/modelCall';
+import { createModelActivities, MODEL_RETRY_AFTER_CAP_MS, MODEL_RETRY_AFTER_TOO_LONG_TYPE } from '../../activities/modelCall';
+import type { CallModelInput } from '../../shared/contract';
 import {
   configFromEnv,
   createOpenAICompatibleProvider,

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { TeamClient } from '../../client/teamClient';
-import { editTaskUpdate } from '../../shared/definitions';
+import { editTaskUpdate } from '../../shared/contract';
 import { useClientAndWorker } from '../support/harness';
 import { uniqueId } from '../support/temporal';
 

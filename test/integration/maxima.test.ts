@@ -31,7 +31,7 @@ import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { answer, script, scriptText, think, tool, type ScriptStep } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
-import type { ConversationEntry, TeammateInput } from '../../shared/definitions';
+import type { ConversationEntry, TeammateInput } from '../../shared/contract';
 import type { JsonValue } from '../../shared/json';
 import {
   CARRIED_CONVERSATION_BUDGET_BYTES,

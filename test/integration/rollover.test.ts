@@ -7,7 +7,7 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { answer, scriptText, think, tool } from '../../activities/providers/scriptedModelScript';
-import { createTaskUpdate, editTaskUpdate, getAgentStateQuery, getLeadRunInfoQuery, getTeamViewQuery, TEAM_LEAD_WORKFLOW_TYPE } from '../../shared/definitions';
+import { createTaskUpdate, editTaskUpdate, getAgentStateQuery, getLeadRunInfoQuery, getTeamViewQuery, TEAM_LEAD_WORKFLOW_TYPE } from '../../shared/contract';
 import { useClientAndWorker } from '../support/harness';
 import { uniqueId } from '../support/temporal';
 import { chainReport } from '../support/adversarial';

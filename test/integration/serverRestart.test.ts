@@ -11,7 +11,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { TeamClient } from '../../client/teamClient';
 import { freePort, startDevServer, type DevServer } from '../../scripts/devServer';
 import { createTeamWorker } from '../../worker/createWorker';
-import { getTeammateStateQuery } from '../../shared/definitions';
+import { getTeammateStateQuery } from '../../shared/contract';
 import { teammateWorkflowId } from '../../shared/team';
 import { eventually, runningWorkflowsOfTeam } from '../support/teams';
 

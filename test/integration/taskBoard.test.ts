@@ -1,5 +1,5 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { claimTaskUpdate } from '../../shared/definitions';
+import { claimTaskUpdate } from '../../shared/contract';
 import { ApplicationFailure } from '@temporalio/common';
 import { TeamClient } from '../../client/teamClient';
 import type { TeamRejection } from '../../shared/team';

@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { TeamClient } from '../../client/teamClient';
-import { getTeammateStateQuery, type TeammateStateView } from '../../shared/definitions';
+import { getTeammateStateQuery, type TeammateStateView } from '../../shared/contract';
 import { teammateWorkflowId } from '../../shared/team';
 import { uniqueId } from './temporal';
 

@@ -5,7 +5,7 @@
 import { DEFAULT_MAX_STEPS_PER_TURN, runAgentTurn, type AgentTurnInput, type DispatchResult } from '../../shared/agent/loop';
 import { INTERRUPTED_CALL_RESULT } from '../../shared/agent/prompt';
 import { renderInboxMessage } from '../../shared/agent/transcript';
-import type { ConversationEntry, SendOutcome } from '../../shared/definitions';
+import type { ConversationEntry, SendOutcome } from '../../shared/contract';
 import type { ChatMessage, ModelResponse, ToolCall } from '../../shared/model';
 
 const TEAM = 'team-1';

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { CONVERSATION_TOO_LARGE, DROPPED_EVENT, compactConversation } from '../../shared/agent/budget';
 import { assemblePrompt, completedTurnPrefix, INTERRUPTED_CALL_RESULT, isForeignTeamRecord, renderRuntimeNote, RUNTIME_NOTE_PREFIX } from '../../shared/agent/prompt';
 import { parseRenderedInboxMessage, renderInboxMessage } from '../../shared/agent/transcript';
-import type { ConversationEntry } from '../../shared/definitions';
+import type { ConversationEntry } from '../../shared/contract';
 import type { JsonValue } from '../../shared/json';
 import type { ChatMessage, ToolCall } from '../../shared/model';
 

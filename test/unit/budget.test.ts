@@ -20,7 +20,7 @@ import {
 } from '../../shared/agent/budget';
 import { runAgentTurn, type DispatchResult } from '../../shared/agent/loop';
 import { INTERRUPTED_CALL_RESULT, RUNTIME_NOTE_PREFIX, assemblePrompt, completedTurnPrefix } from '../../shared/agent/prompt';
-import type { ConversationEntry, SendOutcome } from '../../shared/definitions';
+import type { ConversationEntry, SendOutcome } from '../../shared/contract';
 import type { JsonValue } from '../../shared/json';
 import {
   CARRIED_CONVERSATION_BUDGET_BYTES,

@@ -4,7 +4,7 @@
  * has relayed more messages than the member reports settled, and a member settles a relayed
  * message when it takes it into a turn or drops it (duplicate id, malformed, over budget).
  */
-import type { TeammateInput } from '../../shared/definitions';
+import type { TeammateInput } from '../../shared/contract';
 import { MEMBER_INBOX_BUDGET_BYTES } from '../../shared/limits';
 import { TeamLeadRun, busyMembers, messageBytes } from '../../workflows/teamLeadRun';
 import { TeammateRun } from '../../workflows/teammateRun';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import * as limits from '../../shared/limits';
-import type { TeammateInput } from '../../shared/definitions';
+import type { TeammateRunInput } from '../../shared/session/carried';
 import { SEEN_WINDOW, emptyInbox, receive, takePending } from '../../shared/inbox';
 import { TeammateRun, nextSessionInput } from '../../workflows/teammateRun';
 
@@ -82,7 +82,7 @@ describe('carried inbox and session state at their maxima', () => {
 
   it("a teammate's next-run input stays within the payload budget with a full inbox, seen ids and a huge conversation", () => {
     const initialMessage = { messageId: 't/teammate/a/initial', from: 'lead', content: 'x'.repeat(limits.MAX_MESSAGE_BYTES - 10), sentAt: 't', relaySeq: 1 };
-    const input: TeammateInput = { descriptor: { teamId: 't', name: 'a', context: 'fork', initialMessageId: initialMessage.messageId }, model: null, seed: [], initialMessage };
+    const input: TeammateRunInput = { descriptor: { teamId: 't', name: 'a', context: 'fork', initialMessageId: initialMessage.messageId }, model: null, seed: [], initialMessage };
     const mate = new TeammateRun(input);
     mate.beginTurn();
     // A full inbox: deliveries until the member refuses more.

@@ -11,8 +11,8 @@ import {
   MODEL_RETRY_AFTER_CAP_MS,
   MODEL_RETRY_AFTER_TOO_LONG_TYPE,
   toActivityFailure,
-  type CallModelInput,
 } from '../../activities/modelCall';
+import type { CallModelInput } from '../../shared/contract';
 import { createScriptedModel } from '../../activities/providers/scriptedModel';
 import { createScriptedProvider, ScriptExhaustedError, scriptedText } from '../../activities/providers/scriptedProvider';
 import { renderInboxMessage } from '../../shared/agent/transcript';

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { DEFAULT_POLICY, TEAM_POLICY } from '../../shared/agent/policy';
 import { policyOf, toolNames, toolSpecsFor, toolsetOf } from '../../shared/agent/profiles';
 import { TEAM_TOOLS } from '../../shared/agent/teamTools';
-import * as defs from '../../shared/definitions';
+import * as defs from '../../shared/contract';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures');
 

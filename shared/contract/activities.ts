@@ -1,0 +1,68 @@
+/**
+ * The activities of the contract, as plain interfaces: workflows proxy them by these types
+ * (`proxyActivities<TeamActivities>(...)`) and never import activity code; the factories in
+ * activities/ are typed to return them, so a drift on either side is a compile error.
+ */
+import type { RunWorkToolInput, RunWorkToolOutput } from '../agent/workTools';
+import type { DispatchResult } from '../agent/loop';
+import type { ChatMessage, ModelResponse, ToolCall } from '../model';
+import type { TeammateDescriptor } from './session';
+
+// ---- Team activities (the worker that runs the Lead and its members) --------------------------------
+
+export interface RunTeamToolInput {
+  teamId: string;
+  /** The calling member, from its own workflow identity (never from model input). */
+  caller: string;
+  call: ToolCall;
+  /** The deterministic operation id: the id of the one Lead Update the tool call becomes. */
+  opId: string;
+}
+
+export interface ReconcileTeammateInput {
+  workflowId: string;
+  descriptor: TeammateDescriptor;
+}
+
+export type ReconcileOutcome = { phase: 'active' } | { phase: 'failed'; reason: string; drained: boolean };
+
+export interface TeamActivities {
+  /**
+   * A teammate's Team tool call: the tool runs against a client attributed to the calling member,
+   * as exactly one Lead Update whose id is the workflow's deterministic operation id, so a retried
+   * activity applies once. Heartbeats while a wait_agent blocks; gives up when the turn is cancelled.
+   */
+  runTeamTool(input: RunTeamToolInput): Promise<DispatchResult>;
+  /**
+   * Recovery of an unterminated provisioning record from the child's independently persisted
+   * state: direct parent, workflow type and descriptor must match and the initial message must be
+   * recorded, or the child is drained and the record fails.
+   */
+  reconcileTeammate(input: ReconcileTeammateInput): Promise<ReconcileOutcome>;
+  /** Disposal and conflict cleanup: cancel the child and wait until it has exited. */
+  stopTeammate(input: { workflowId: string }): Promise<void>;
+}
+
+// ---- model calls ----------------------------------------------------------------------------------
+
+export interface CallModelInput {
+  /** null: the provider's default model. */
+  model: string | null;
+  /** Names the tools offered to the model (resolved by the worker's toolsFor). */
+  toolset: string;
+  messages: ChatMessage[];
+}
+
+export interface ModelActivities {
+  /** One model call. Cancellable; heartbeats every second while it runs. */
+  callModel(input: CallModelInput): Promise<ModelResponse>;
+}
+
+// ---- work tools (the worker that holds the checkout) ----------------------------------------------
+
+export type { RunWorkToolInput, RunWorkToolOutput };
+
+export interface WorkToolActivities {
+  /** One work tool call (read_file, write_file, edit_file, bash) in the member's directory `cwd`. */
+  runWorkTool(input: RunWorkToolInput): Promise<RunWorkToolOutput>;
+}

@@ -1,0 +1,17 @@
+/**
+ * The public wire contract: what a client, a parent workflow or an operator may rely on. Every
+ * Update, Signal and Query is named exactly like its wire name; the docs document each.
+ *  - lead.ts: what the Lead workflow handles (task, roster, mailbox, wait, agent Updates; its
+ *    Signals and Queries), with their payloads, the Lead's input and result;
+ *  - session.ts: what teammate and subagent workflows handle, their input, view and memo descriptor;
+ *  - agent.ts: conversation entries, tool profiles, the Lead agent's options and view;
+ *  - workflows.ts: workflow type names and workflow function types;
+ *  - activities.ts: activity interfaces, implemented by activities/ and proxied by workflows/.
+ * Continue-as-new carried state is internal and lives elsewhere (shared/lead/carried.ts,
+ * shared/session/carried.ts).
+ */
+export * from './agent';
+export * from './lead';
+export * from './session';
+export * from './workflows';
+export * from './activities';

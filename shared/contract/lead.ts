@@ -1,0 +1,218 @@
+/**
+ * The Lead workflow's wire contract: every Update, Query and Signal it handles, named exactly like
+ * its wire name, with their payloads, and the Lead's input and result. Imported by the workflow,
+ * the client, the CLI and the tests. The README documents each.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { InboxMessage } from '../inbox';
+import type { JsonValue } from '../json';
+import type { IgnoredSignals } from '../signalPayloads';
+import type { EdgeKind, TeamEdge } from '../teamEdges';
+import type {
+  AssignTaskBody,
+  ClaimTaskBody,
+  CreateTaskBody,
+  DeleteTaskBody,
+  EditTaskBody,
+  ReleaseTaskBody,
+  LegacyMailbox,
+  MemberContext,
+  MemberPhase,
+  MemberRecord,
+  TaskMutationResult,
+  TaskSnapshot,
+  TaskView,
+  TeamView,
+  TransitionTaskBody,
+} from '../team';
+import type { ConversationEntry, LeadAgentOptions, LeadAgentView } from './agent';
+
+/**
+ * Attribution: `caller` names the acting member ("lead" or a teammate name). It is filled in by
+ * the calling runtime (the CLI/SDK operator acts as "lead"; a teammate's runtime derives its name
+ * from its own reserved workflow id), never taken from model-written tool input.
+ */
+export interface Attributed {
+  caller: string;
+}
+
+export type CreateTaskRequest = Attributed & Partial<Pick<CreateTaskBody, 'description' | 'dependencies' | 'writeScopes'>> & Pick<CreateTaskBody, 'subject'>;
+export type EditTaskRequest = Attributed & EditTaskBody;
+export type ClaimTaskRequest = Attributed & ClaimTaskBody;
+export type AssignTaskRequest = Attributed & AssignTaskBody;
+export type ReleaseTaskRequest = Attributed & ReleaseTaskBody;
+export type TransitionTaskRequest = Attributed & TransitionTaskBody;
+export type DeleteTaskRequest = Attributed & DeleteTaskBody;
+export type ReadTaskRequest = Attributed & { taskId: number };
+
+export const createTaskUpdate = defineUpdate<TaskMutationResult, [CreateTaskRequest]>('createTask');
+export const editTaskUpdate = defineUpdate<TaskMutationResult, [EditTaskRequest]>('editTask');
+export const claimTaskUpdate = defineUpdate<TaskMutationResult, [ClaimTaskRequest]>('claimTask');
+export const assignTaskUpdate = defineUpdate<TaskMutationResult, [AssignTaskRequest]>('assignTask');
+export const releaseTaskUpdate = defineUpdate<TaskMutationResult, [ReleaseTaskRequest]>('releaseTask');
+export const transitionTaskUpdate = defineUpdate<TaskMutationResult, [TransitionTaskRequest]>('transitionTask');
+export const deleteTaskUpdate = defineUpdate<TaskMutationResult, [DeleteTaskRequest]>('deleteTask');
+/** Attributed, serialized reads: see the board exactly as of this point in the Lead's history. */
+export const readTaskUpdate = defineUpdate<TaskView, [ReadTaskRequest]>('readTask');
+export const listTasksUpdate = defineUpdate<TaskView[], [Attributed]>('listTasks');
+/**
+ * Lead-only. Closes admission, awaits admitted spawns and sends, stops every live or failed child
+ * recorded by the roster (waiting until each has exited), then completes the Lead with its final view.
+ */
+export const disposeTeamUpdate = defineUpdate<TeamView, [Attributed]>('disposeTeam');
+
+// ---- roster, mailbox, wait, interrupt (Lead) ----------------------------------------------------
+
+export interface SpawnTeammateRequest extends Attributed {
+  name: string;
+  context?: MemberContext;
+  /** The initial message: the first item of the teammate's inbox. Any JSON. */
+  message: JsonValue;
+  model?: string | null;
+}
+export interface SpawnTeammateResult {
+  member: MemberRecord;
+  initialMessageId: string;
+}
+/** Lead-only. Records provisioning, starts the child with the initial message, records active or failed. */
+export const spawnTeammateUpdate = defineUpdate<SpawnTeammateResult, [SpawnTeammateRequest]>('spawnTeammate');
+
+export interface SendMessageRequest extends Attributed {
+  to: string;
+  content: JsonValue;
+  /** Stable id for de-duplication; a retried send with the same id is delivered once. Defaults to the update id. */
+  messageId?: string;
+}
+export type LiveStatus = 'starting' | 'running' | 'idle' | 'exited';
+/** Inbox acceptance: the target's inbox has recorded (or had already recorded) the message. */
+export interface InboxAcceptance {
+  messageId: string;
+  to: string;
+  targetPhase: MemberPhase | 'lead';
+  targetStatus: LiveStatus;
+}
+export const sendMessageUpdate = defineUpdate<InboxAcceptance, [SendMessageRequest]>('sendMessage');
+
+export interface InterruptTeammateRequest extends Attributed {
+  name: string;
+}
+export interface InterruptResult {
+  name: string;
+  /** The live status the Lead knew when it relayed the interrupt. */
+  statusAtInterrupt: LiveStatus;
+}
+/** Lead-only. Cancels the teammate's current turn; its inbox, mailbox records and task ownership are untouched. */
+export const interruptTeammateUpdate = defineUpdate<InterruptResult, [InterruptTeammateRequest]>('interruptTeammate');
+
+export interface WaitForEdgeRequest extends Attributed {
+  /** Give up after this long (durable timer). 1 ms to 1 hour. */
+  timeoutMs: number;
+  kinds?: EdgeKind[];
+}
+export type WaitResult = { woke: 'edge'; edge: TeamEdge } | { woke: 'timeout' } | { woke: 'rollover' };
+/** Blocks until the next roster, mailbox, task or status edge after the call began, or the timeout. */
+export const waitForEdgeUpdate = defineUpdate<WaitResult, [WaitForEdgeRequest]>('waitForEdge');
+
+/** Lead-only: takes the messages waiting in the Lead's own inbox (teammates' sends to "lead"). */
+export const readLeadInboxUpdate = defineUpdate<InboxMessage[], [Attributed]>('readLeadInbox');
+
+export interface MemberStatusReport {
+  name: string;
+  status: LiveStatus;
+  turn: number;
+  /** Inbox messages the member has taken into turns so far (lets the Lead tell "idle" from "has mail waiting"). */
+  consumed?: number;
+  /**
+   * Messages the Lead relayed (stamped with a relaySeq) that this member has settled: taken into a
+   * turn, or dropped as a duplicate or malformed. The Lead counts a member busy while it has relayed
+   * more than the member has settled, so delivery accounting rests on the target's word.
+   */
+  settled?: number;
+}
+export interface EdgeWatch {
+  /** The watching teammate (signals carry no authenticated sender; the Lead ignores non-members). */
+  name: string;
+  /** The teammate's wait: its notification carries this id back. */
+  waitId: string;
+  kinds?: EdgeKind[];
+}
+/**
+ * Teammate → Lead: notify me (edgeNotification) of the next edge of these kinds recorded after this
+ * signal arrives. A teammate's wait_agent waits in its own workflow on that notification, so a
+ * waiting member holds none of the Lead's in-flight Update slots. One watch per member at a time.
+ */
+export const watchEdgesSignal = defineSignal<[EdgeWatch]>('watchEdges');
+/** Teammate → Lead: drop the watch (its wait timed out or was interrupted). */
+export const unwatchEdgesSignal = defineSignal<[{ name: string; waitId: string }]>('unwatchEdges');
+/** Teammate → Lead: live status (running a turn, idle, exited). Not durable roster state. */
+export const reportMemberStatusSignal = defineSignal<[MemberStatusReport]>('reportMemberStatus');
+
+// ---- the Lead agent ----------------------------------------------------------------------------
+
+export const getAgentStateQuery = defineQuery<LeadAgentView>('getAgentState');
+
+export interface PromptLeadRequest extends Attributed {
+  /** A follow-up user message for the Lead agent; starts its next turn. */
+  content: string;
+  messageId?: string;
+}
+/** Lead-only (the operator). A follow-up prompt to the Lead agent; answered with inbox acceptance. */
+export const promptLeadUpdate = defineUpdate<InboxAcceptance, [PromptLeadRequest]>('promptLead');
+
+export interface SubagentAnswer {
+  agentId: string;
+  turn: number;
+  answer: string | null;
+}
+/** Ordinary subagent → the Lead that started it: the final reply of one of its turns. */
+export const subagentAnswerSignal = defineSignal<[SubagentAnswer]>('subagentAnswer');
+
+// ---- inspection, input and result -----------------------------------------------------------------
+
+/** Unattributed inspection for people and UIs (no history is written). */
+export const getTeamViewQuery = defineQuery<TeamView>('getTeamView');
+export const getTaskQuery = defineQuery<TaskSnapshot | null, [{ taskId: number }]>('getTask');
+/** Historical mailbox records (validated, never delivered) and the ones that failed validation. */
+export const getLegacyMailboxQuery = defineQuery<LegacyMailbox>('getLegacyMailbox');
+/** Live status of each teammate as last reported (advisory, not durable roster state). */
+export const getLiveStatusQuery = defineQuery<Record<string, LiveStatus>>('getLiveStatus');
+/** Run-level facts: accepted Updates in this run, history length, continue-as-new count. */
+export const getLeadRunInfoQuery = defineQuery<LeadRunInfo>('getLeadRunInfo');
+
+export interface LeadRunInfo {
+  runId: string;
+  acceptedUpdatesThisRun: number;
+  historyLength: number;
+  continuedRuns: number;
+  rollingOver: boolean;
+  /** Signals this run ignored, by reason (malformed payload, non-member, unknown key or signal name). */
+  ignoredSignals: IgnoredSignals;
+}
+
+/**
+ * What a starter passes to a new Lead: public fields only. A continued run also receives the state
+ * the previous run carried (LeadRunInput in shared/lead/carried.ts, which extends this); that part
+ * is the workflow's own, not the contract's, so it can change without a change of the wire contract.
+ */
+export interface TeamLeadInput {
+  teamId: string;
+  maxMembers?: number;
+  /** Passed to every teammate: turns per run before it continues as new (default 500). */
+  teammateMaxTurnsPerRun?: number;
+  /**
+   * Historical Lead-log mailbox records imported when migrating an older Team log. Validated and
+   * readable (getLegacyMailbox), never delivered. Read on the first run only; carried afterwards.
+   */
+  legacyMailbox?: unknown[];
+  /** Makes the Lead an agent that runs turns on a model; absent = an operator-driven Team. */
+  agent?: LeadAgentOptions;
+  /**
+   * Start this root as a fork of another root's conversation. The fork is a new root (a new Team):
+   * it keeps the ancestor's completed turns but excludes records of the ancestor's Team.
+   */
+  forkOf?: { teamId: string; conversation: ConversationEntry[] };
+}
+
+export interface TeamLeadResult {
+  view: TeamView;
+}

@@ -1,0 +1,67 @@
+/**
+ * The session workflows' wire contract (teammates and ordinary subagents): the Signals and Query
+ * they handle, their input, their view, and the descriptor a teammate keeps in its memo.
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { InboxMessage } from '../inbox';
+import type { IgnoredSignals } from '../signalPayloads';
+import type { MemberContext } from '../team';
+import type { TeamEdge } from '../teamEdges';
+import type { ConversationEntry } from './agent';
+import type { LiveStatus } from './lead';
+
+/** Lead → teammate: the edge a watch was waiting for. */
+export const edgeNotificationSignal = defineSignal<[{ waitId: string; edge: TeamEdge }]>('edgeNotification');
+
+/** Into a teammate's inbox. Recorded once per message id. */
+export const deliverMessageSignal = defineSignal<[InboxMessage]>('deliverMessage');
+/** Lead → teammate: cancel the current turn (if any). */
+export const interruptTurnSignal = defineSignal<[{ requestedBy: string }]>('interruptTurn');
+export const getTeammateStateQuery = defineQuery<TeammateStateView>('getTeammateState');
+
+/** Stored in the child's memo so recovery can recognise a genuine teammate of this Team. */
+export interface TeammateDescriptor {
+  teamId: string;
+  name: string;
+  context: MemberContext;
+  initialMessageId: string;
+}
+
+/**
+ * A new teammate's or subagent's input: public fields only. A continued run also receives its
+ * carried state (TeammateRunInput in shared/session/carried.ts, which extends this).
+ */
+export interface TeammateInput {
+  descriptor: TeammateDescriptor;
+  model: string | null;
+  /** Fork children: the Lead's completed-turn prefix, captured once at spawn. Fresh: empty. */
+  seed: ConversationEntry[];
+  initialMessage: InboxMessage;
+  /** The member's starting directory: the Lead's current directory at spawn. Default `.`. */
+  cwd?: string;
+  /** Where work tools run (the checkout's task queue). Default: this workflow's task queue. */
+  checkoutTaskQueue?: string;
+  /** Turns per run before continuing as new (bounds history growth); default 500. */
+  maxTurnsPerRun?: number;
+}
+
+export interface TeammateStateView {
+  descriptor: TeammateDescriptor;
+  status: LiveStatus;
+  turns: number;
+  interruptedTurns: number;
+  pending: InboxMessage[];
+  received: number;
+  consumed: number;
+  seenMessageIds: string[];
+  conversation: ConversationEntry[];
+  continuedRuns: number;
+  cwd: string;
+  /** Relayed messages settled (taken into a turn or dropped), as reported to the Lead. */
+  settled: number;
+  /** Signals this run ignored, by reason. */
+  ignoredSignals: IgnoredSignals;
+  /** Events in the current run's history, and whether the server suggests continuing as new. */
+  historyLength?: number;
+  continueAsNewSuggested?: boolean;
+}

@@ -1,0 +1,44 @@
+/**
+ * The Lead's continue-as-new state: internal to the Lead workflow, not part of the wire contract
+ * (shared/contract/lead.ts).
+ */
+import type { AgentStatus, ConversationEntry, LiveStatus, SubagentAnswer, TeamLeadInput } from '../contract';
+import type { CarriedLeadStateV1, LeadState } from './state';
+
+/**
+ * What a Lead run carries into the next: its state value as it is, and the Lead agent's state.
+ * A run of an earlier version may have carried the older shape (upgraded by the next run).
+ */
+export type CarriedLeadState = (LeadState | CarriedLeadStateV1) & { agent?: CarriedLeadAgent };
+
+export interface SubagentRecord {
+  workflowId: string;
+  answers: SubagentAnswer[];
+  closed: boolean;
+}
+
+export interface CarriedLeadAgent {
+  subagents: Record<string, SubagentRecord>;
+  nextSubagent: number;
+  conversation: ConversationEntry[];
+  turns: number;
+  cwd: string;
+  status: AgentStatus;
+  finalAnswer: string | null;
+  openTasksAtAnswer: number[];
+  nudges: number;
+  lastError?: string | null;
+  /** A Lead turn that stopped at a step boundary for the rollover: the next run goes on from there. */
+  resumeTurn?: { turn: number; step: number };
+}
+
+/**
+ * What a Lead run receives. Starters pass the contract's TeamLeadInput; the Lead continues as new
+ * with its input plus `carried`. Kept apart from TeamLeadInput so that the contract holds only what
+ * a starter may pass, and the carried shape can change with the workflow (parseLeadInput still
+ * checks a forged `carried`: anyone who can start a workflow can pass one).
+ */
+export interface LeadRunInput extends TeamLeadInput {
+  /** Present only on a continued run: everything the previous run owned. */
+  carried?: CarriedLeadState;
+}

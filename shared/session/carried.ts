@@ -1,0 +1,28 @@
+/**
+ * A teammate's or subagent's continue-as-new state: internal to the session workflow, not part of
+ * the wire contract (shared/contract/session.ts).
+ */
+import type { ConversationEntry, TeammateInput } from '../contract';
+import type { InboxState } from '../inbox';
+
+export interface CarriedTeammateState {
+  inbox: InboxState;
+  conversation: ConversationEntry[];
+  turns: number;
+  interruptedTurns: number;
+  continuedRuns: number;
+  /** The member's own working directory (a `cd` in bash stays with this member). */
+  cwd?: string;
+  /** Relayed messages settled so far (see MemberStatusReport.settled). */
+  settled?: number;
+}
+
+/**
+ * What a session run receives. Starters (the Lead) pass the contract's TeammateInput; the session
+ * continues as new with the same input plus `carried`. Kept apart from TeammateInput so that the
+ * contract holds only what a starter may pass, and the carried shape can change with the workflow.
+ */
+export interface TeammateRunInput extends TeammateInput {
+  /** Present only on a continued run. */
+  carried?: CarriedTeammateState;
+}
