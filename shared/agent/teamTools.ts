@@ -4,14 +4,28 @@
  * its own workflow) and teammates (whose context sends attributed Updates from an activity), so
  * schemas stay uniform across members while execution enforces role restrictions (LeadOnly, ...).
  * Models pass member names, never a Team id: the context already knows the caller's Team.
+ * Each tool's arguments are the wire body of its Update (shared/team/commands.ts and
+ * requestSchemas.ts) without what the runtime supplies (`caller`, `messageId`), plus descriptions
+ * for the model: the rules live in one place, so a tool never accepts what its Update refuses.
  */
 import type { UpdateDefinition } from '@temporalio/common';
 import { z } from 'zod';
-import * as defs from '../definitions';
-import type { Attributed, LiveStatus } from '../definitions';
+import * as defs from '../contract';
+import type { Attributed, LiveStatus } from '../contract';
 import { EDGE_KINDS } from '../teamEdges';
 import type { TaskMutationResult, TaskView, TeamView } from '../team';
-import { MAX_DESCRIPTION_LENGTH, MAX_SUBJECT_LENGTH, TASK_STATUSES, taskIdSchema, revisionSchema } from '../team';
+import {
+  TASK_STATUSES,
+  assignTaskBody,
+  claimTaskBody,
+  createTaskBody,
+  deleteTaskBody,
+  editTaskBody,
+  releaseTaskBody,
+  revisionSchema,
+  transitionTaskBody,
+} from '../team';
+import { callerOnlySchema, interruptRequestSchema, sendEnvelopeSchema, spawnRequestSchema, waitRequestSchema } from '../team/requestSchemas';
 import { defineTool, type AnyTool } from '../tools/tool';
 
 export interface TeamToolContext {
@@ -57,11 +71,14 @@ const taskResult = z.strictObject({ task: taskForModel });
 const liveStatus = z.enum(['starting', 'running', 'idle', 'exited']);
 const memberPhase = z.enum(['provisioning', 'active', 'failed', 'stopped']);
 
-// ---- input pieces --------------------------------------------------------------------------
+// ---- what the model reads about the wire's fields ----------------------------------------------
 
-const memberName = z.string().min(1).max(100).describe('a teammate name (lowercase kebab-case), or "lead"');
-const taskRef = { taskId: taskIdSchema, expectedRevision: revisionSchema.describe('the revision you last read; a stale one is rejected with TaskRevisionConflict') };
-const messageContent = z.unknown().describe('the message: text, or any JSON value');
+const MEMBER_NAME = 'a teammate name (lowercase kebab-case), or "lead"';
+const EXPECTED_REVISION = 'the revision you last read; a stale one is rejected with TaskRevisionConflict';
+const MESSAGE_CONTENT = 'the message: text, or any JSON value';
+
+/** The task commands' own revision rule, described. */
+const expectedRevision = revisionSchema.describe(EXPECTED_REVISION);
 
 // ---- tools ---------------------------------------------------------------------------------
 
@@ -69,15 +86,14 @@ export const spawnTeammateTool = defineTool({
   name: 'spawn_teammate',
   description:
     'Lead only. Add a named teammate to the roster and give it its first message. context "fresh" starts with no conversation; "fork" starts with your conversation up to (not including) this turn. Names are reserved forever, also after failure.',
-  input: z.strictObject({
-    name: z.string().min(1).max(64).describe('lowercase kebab-case, e.g. "api-writer"'),
-    context: z.enum(['fresh', 'fork']).default('fresh'),
-    message: messageContent,
-    model: z.string().min(1).max(200).optional().describe('model for this teammate; default: the Team default'),
+  input: spawnRequestSchema.omit({ caller: true }).extend({
+    name: spawnRequestSchema.shape.name.describe('lowercase kebab-case, e.g. "api-writer"'),
+    message: spawnRequestSchema.shape.message.describe(MESSAGE_CONTENT),
+    model: spawnRequestSchema.shape.model.describe('model for this teammate; default: the Team default'),
   }),
   result: z.strictObject({ name: z.string(), phase: memberPhase, context: z.enum(['fresh', 'fork']), failure: z.string().nullable(), initialMessageId: z.string() }),
   async execute(input, ctx: TeamToolContext) {
-    const result = await ctx.update(defs.spawnTeammateUpdate, { name: input.name, context: input.context, message: (input.message ?? '') as defs.SpawnTeammateRequest['message'], model: input.model ?? null });
+    const result = await ctx.update(defs.spawnTeammateUpdate, { name: input.name, context: input.context, message: (input.message ?? '') as defs.SpawnTeammateRequest['message'], model: input.model });
     return { name: result.member.name, phase: result.member.phase, context: result.member.context, failure: result.member.failure, initialMessageId: result.initialMessageId };
   },
 });
@@ -85,7 +101,10 @@ export const spawnTeammateTool = defineTool({
 export const sendMessageTool = defineTool({
   name: 'send_message',
   description: 'Send a message into a member\'s inbox (running, idle or not resident). Returns inbox acceptance: the message id and the target\'s phase.',
-  input: z.strictObject({ to: memberName, content: messageContent }),
+  input: sendEnvelopeSchema.omit({ caller: true, messageId: true }).extend({
+    to: sendEnvelopeSchema.shape.to.describe(MEMBER_NAME),
+    content: sendEnvelopeSchema.shape.content.describe(MESSAGE_CONTENT),
+  }),
   result: z.strictObject({ messageId: z.string(), to: z.string(), targetPhase: z.union([memberPhase, z.literal('lead')]), targetStatus: liveStatus }),
   async execute(input, ctx: TeamToolContext) {
     const acceptance = await ctx.update(defs.sendMessageUpdate, { to: input.to, content: (input.content ?? '') as defs.SendMessageRequest['content'] });
@@ -112,65 +131,53 @@ function taskMutationTool<Req extends Attributed, Input extends z.ZodType<Omit<R
   });
 }
 
-const taskFields = {
-  subject: z.string().min(1).max(MAX_SUBJECT_LENGTH),
-  description: z.string().max(MAX_DESCRIPTION_LENGTH),
-  dependencies: z.array(taskIdSchema).max(100),
-  writeScopes: z.array(z.string().max(500)).max(50),
-};
-
 export const createTaskTool = taskMutationTool({
   name: 'create_task',
   description: 'Create a task on the shared board. dependencies: ids that must be completed first. writeScopes: path prefixes the task will write (advisory; overlaps are reported, never blocked).',
-  input: z.strictObject({ subject: taskFields.subject, description: taskFields.description.optional(), dependencies: taskFields.dependencies.optional(), writeScopes: taskFields.writeScopes.optional() }),
+  input: createTaskBody,
   update: defs.createTaskUpdate,
 });
 
 export const editTaskTool = taskMutationTool({
   name: 'edit_task',
   description: 'Owner or Lead: change a task\'s subject, description, dependencies or writeScopes.',
-  input: z.strictObject({
-    ...taskRef,
-    subject: taskFields.subject.optional(),
-    description: taskFields.description.optional(),
-    dependencies: taskFields.dependencies.optional(),
-    writeScopes: taskFields.writeScopes.optional(),
-  }),
+  // safeExtend: keeps the wire's at-least-one-field refinement.
+  input: editTaskBody.safeExtend({ expectedRevision }),
   update: defs.editTaskUpdate,
 });
 
 export const claimTaskTool = taskMutationTool({
   name: 'claim_task',
   description: 'Claim a ready, unowned task: you become its owner and it moves to in_progress.',
-  input: z.strictObject(taskRef),
+  input: claimTaskBody.extend({ expectedRevision }),
   update: defs.claimTaskUpdate,
 });
 
 export const assignTaskTool = taskMutationTool({
   name: 'assign_task',
   description: 'Lead only: give a task to a member (owner), or clear the owner with null.',
-  input: z.strictObject({ ...taskRef, owner: memberName.nullable() }),
+  input: assignTaskBody.extend({ expectedRevision, owner: assignTaskBody.shape.owner.unwrap().describe(MEMBER_NAME).nullable() }),
   update: defs.assignTaskUpdate,
 });
 
 export const releaseTaskTool = taskMutationTool({
   name: 'release_task',
   description: 'Owner or Lead: give a task back to the board (pending, no owner).',
-  input: z.strictObject(taskRef),
+  input: releaseTaskBody.extend({ expectedRevision }),
   update: defs.releaseTaskUpdate,
 });
 
 export const setTaskStatusTool = taskMutationTool({
   name: 'set_task_status',
   description: 'Owner or Lead: move a task to another status (pending, in_progress, completed, cancelled) along the allowed transitions.',
-  input: z.strictObject({ ...taskRef, status: z.enum(TASK_STATUSES) }),
+  input: transitionTaskBody.extend({ expectedRevision }),
   update: defs.transitionTaskUpdate,
 });
 
 export const deleteTaskTool = defineTool({
   name: 'delete_task',
   description: 'Owner or Lead: delete a task (kept as a tombstone; tasks that others depend on cannot be deleted).',
-  input: z.strictObject(taskRef),
+  input: deleteTaskBody.extend({ expectedRevision }),
   result: z.strictObject({ taskId: z.number(), revision: z.number(), deleted: z.literal(true) }),
   async execute(input, ctx: TeamToolContext) {
     const { task } = await ctx.update(defs.deleteTaskUpdate, input);
@@ -181,7 +188,7 @@ export const deleteTaskTool = defineTool({
 export const listTasksTool = defineTool({
   name: 'list_tasks',
   description: 'Read the whole board (non-deleted tasks) as of now, with readiness and write-scope overlaps.',
-  input: z.strictObject({}),
+  input: callerOnlySchema.omit({ caller: true }),
   result: z.strictObject({ tasks: z.array(taskForModel) }),
   async execute(_input, ctx: TeamToolContext) {
     const tasks = await ctx.update(defs.listTasksUpdate, {});
@@ -193,10 +200,8 @@ export const waitAgentTool = defineTool({
   name: 'wait_agent',
   description:
     'Block until the next roster, mailbox, task or status change that happens after this call starts, or the timeout. It does not report earlier changes: after waking, re-read the board or roster.',
-  input: z.strictObject({
-    timeoutMs: z.number().int().min(1).max(3_600_000).default(300_000),
-    kinds: z.array(z.enum(EDGE_KINDS)).min(1).optional(),
-  }),
+  // The one tool-only rule: a model may leave timeoutMs out (five minutes).
+  input: waitRequestSchema.omit({ caller: true }).extend({ timeoutMs: waitRequestSchema.shape.timeoutMs.default(300_000) }),
   result: z.union([
     z.strictObject({ woke: z.literal('edge'), kind: z.enum(EDGE_KINDS), subject: z.string() }),
     z.strictObject({ woke: z.literal('timeout') }),
@@ -212,7 +217,7 @@ export const waitAgentTool = defineTool({
 export const interruptTeammateTool = defineTool({
   name: 'interrupt_teammate',
   description: 'Lead only: cancel a teammate\'s current turn. Its inbox and task ownership stay as they are.',
-  input: z.strictObject({ name: memberName }),
+  input: interruptRequestSchema.omit({ caller: true }).extend({ name: interruptRequestSchema.shape.name.describe(MEMBER_NAME) }),
   result: z.strictObject({ name: z.string(), statusAtInterrupt: liveStatus }),
   async execute(input, ctx: TeamToolContext) {
     const result = await ctx.update(defs.interruptTeammateUpdate, { name: input.name });
