@@ -5,13 +5,8 @@
  * model-visible name and replaces the legacy one.
  */
 import { z } from 'zod';
+import type { SubagentAnswer } from '../contract';
 import { defineTool, type AnyTool } from '../tools/tool';
-
-export interface SubagentAnswer {
-  agentId: string;
-  turn: number;
-  answer: string | null;
-}
 
 export interface SubagentToolContext {
   /** Starts a child session with `prompt` as its first message and waits for its first answer. */
