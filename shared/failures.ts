@@ -7,7 +7,7 @@ import type { TeamRejection } from './team';
  *  - TeamRollingOver: the Lead is about to continue-as-new; retry the same call (same update id).
  *    The project's client retries it for you.
  *  - TeamClosed: the Lead finished (disposed); nothing more is accepted.
- * The others are documented in README's failure table.
+ * The others are documented in docs/wire-contract.md (Failure types).
  */
 export const TEAM_ROLLING_OVER = 'TeamRollingOver';
 export const TEAM_CLOSED = 'TeamClosed';
@@ -27,7 +27,7 @@ export function invalidInputFailure(updateName: string, error: z.ZodError): Appl
   const issues = error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
   return ApplicationFailure.create({
     type: 'InvalidTeamCommand',
-    message: `${updateName} input is invalid: ${issues}. See the wire contract in README.md.`,
+    message: `${updateName} input is invalid: ${issues}. See the wire contract in docs/wire-contract.md.`,
     details: [{ type: 'InvalidTeamCommand', issues: error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) }],
     nonRetryable: true,
   });

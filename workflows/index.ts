@@ -1,3 +1,3 @@
-export { teamLead } from './teamLead';
+export { teamLead } from './lead/teamLead';
 export { teammate } from './teammate';
 export { subagent } from './subagent';

@@ -68,7 +68,7 @@ const leadInputSchema = z.object({
 function invalid(workflow: string, problem: string): ApplicationFailure {
   return ApplicationFailure.create({
     type: INVALID_WORKFLOW_INPUT,
-    message: `${workflow} input is invalid: ${problem}. See the wire contract in README.md; start it again with a valid input.`,
+    message: `${workflow} input is invalid: ${problem}. See the wire contract in docs/wire-contract.md; start it again with a valid input.`,
     nonRetryable: true,
   });
 }

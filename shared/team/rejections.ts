@@ -30,6 +30,7 @@ export const TEAM_REJECTION_TYPES = [
   'BoardFull',
   'PayloadTooLarge',
   'InboxFull',
+  'AgentNotEnabled',
 ] as const;
 
 export type TeamRejectionType = (typeof TEAM_REJECTION_TYPES)[number];

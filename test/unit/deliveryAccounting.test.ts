@@ -1,20 +1,47 @@
 /**
- * Delivery accounting on the target's word, with the Lead's and a teammate's in-run logic wired
- * by hand (the same calls the workflows make, no server): the Lead counts a member busy while it
+ * Delivery accounting on the target's word, with the Lead's pure state (shared/lead) and a
+ * teammate's in-run logic wired by hand (the same calls the workflows make, no server): the Lead counts a member busy while it
  * has relayed more messages than the member reports settled, and a member settles a relayed
  * message when it takes it into a turn or drops it (duplicate id, malformed, over budget).
  */
 import type { TeammateInput } from '../../shared/contract';
 import { MEMBER_INBOX_BUDGET_BYTES } from '../../shared/limits';
-import { TeamLeadRun, busyMembers, messageBytes } from '../../workflows/teamLeadRun';
+import type { LeadDecision, LeadEvent, LeadState, SignalDecision } from '../../shared/lead';
+import { applyLeadAll, busyMembers as busy, decideInboxRoom, decideSettle, decideSpawnTeammate, decideStatusReport, emptyLeadState, messageBytes, parseSpawn } from '../../shared/lead';
 import { TeammateRun } from '../../workflows/teammateRun';
 
 const NOW = '2026-11-30T00:00:00.000Z';
 
-function team(): { lead: TeamLeadRun; mate: TeammateRun } {
-  const lead = new TeamLeadRun('t', 8, undefined);
-  const { member } = lead.beginSpawn({ caller: 'lead', name: 'mate', message: 'start' }, NOW);
-  lead.settleProvisioning('mate', { phase: 'active' }, NOW, messageBytes('start'));
+/** The Lead's state in a cell, changed only by applying what the decide functions return. */
+class Lead {
+  state: LeadState = emptyLeadState('t', 8);
+  apply(decision: LeadDecision | SignalDecision | { ok: false; conflict: true }): void {
+    if (!decision.ok) throw new Error(`refused: ${JSON.stringify(decision)}`);
+    this.state = applyLeadAll(this.state, decision.events, NOW);
+  }
+  applyEvents(events: LeadEvent[]): void {
+    this.state = applyLeadAll(this.state, events, NOW);
+  }
+  /** ops.send to a teammate: reserve the relay; its relaySeq is the new delivered count. */
+  beginRelay(to: string, bytes: number): number {
+    this.applyEvents([{ type: 'relayBegun', to, bytes }]);
+    return this.state.delivered[to]!;
+  }
+  reportStatus(report: { name: string; status: 'running' | 'idle'; consumed: number; settled: number }): void {
+    this.apply(decideStatusReport(this.state, report));
+  }
+  requireInboxRoom(to: string, bytes: number): void {
+    const decision = decideInboxRoom(this.state, to, bytes);
+    if (!decision.ok) throw decision.rejection;
+  }
+}
+const busyMembers = (lead: Lead): string[] => busy(lead.state);
+
+function team(): { lead: Lead; mate: TeammateRun } {
+  const lead = new Lead();
+  lead.apply(decideSpawnTeammate(lead.state, parseSpawn({ caller: 'lead', name: 'mate', message: 'start' }), NOW));
+  const member = lead.state.team.members.mate!;
+  lead.apply(decideSettle(lead.state, 'mate', { phase: 'active' }, NOW, messageBytes('start')));
   const input: TeammateInput = {
     descriptor: { teamId: 't', name: 'mate', context: 'fresh', initialMessageId: `${member.workflowId}/initial` },
     model: null,
@@ -25,15 +52,15 @@ function team(): { lead: TeamLeadRun; mate: TeammateRun } {
 }
 
 /** The Lead relays (ops.send): reserve, then the target records the signal. */
-function relay(lead: TeamLeadRun, mate: TeammateRun, messageId: string, content: unknown = 'hi'): void {
+function relay(lead: Lead, mate: TeammateRun, messageId: string, content: unknown = 'hi'): void {
   const relaySeq = lead.beginRelay('mate', messageBytes(content as string));
   mate.deliver({ messageId, from: 'lead', content, sentAt: NOW, relaySeq });
 }
 
 /** The member's status report (memberSession's report()). */
-function report(lead: TeamLeadRun, mate: TeammateRun, status: 'running' | 'idle'): void {
+function report(lead: Lead, mate: TeammateRun, status: 'running' | 'idle'): void {
   mate.reportedSettled = mate.settled;
-  lead.reportStatus({ name: 'mate', status, consumed: mate.inbox.consumed, settled: mate.settled }, NOW);
+  lead.reportStatus({ name: 'mate', status, consumed: mate.inbox.consumed, settled: mate.settled });
 }
 
 test('a member that took every relayed message into a turn is not busy; one relayed since is', () => {

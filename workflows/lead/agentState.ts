@@ -1,18 +1,15 @@
 /**
  * The Lead agent's durable state: its conversation, turn count, working directory, status, final
  * answer and the ordinary subagents it started. Plain data, carried across continue-as-new. No
- * Temporal calls here; leadAgent.ts runs the turns.
+ * Temporal calls here; agent.ts runs the turns.
  */
-import type { AgentStatus, CarriedLeadAgent, ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName, SubagentRecord, TeamLeadInput } from '../shared/definitions';
-import type { InboxMessage } from '../shared/inbox';
-import { LEAD } from '../shared/team';
-import { QUERIED_CONVERSATION_BUDGET_BYTES, compactConversation, compactConversationOrDrop } from '../shared/agent/budget';
-import { completedTurnPrefix } from '../shared/agent/prompt';
-
-/** Senders whose messages are not Team records (the operator's prompts). */
-export const OPERATOR = 'user';
-/** How many times a Lead that answers with open tasks is told so before its answer is accepted. */
-export const MAX_COMPLETION_NUDGES = 2;
+import type { AgentStatus, ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName } from '../../shared/contract';
+import type { CarriedLeadAgent, LeadRunInput, SubagentRecord } from '../../shared/lead/carried';
+import type { InboxMessage } from '../../shared/inbox';
+import { OPERATOR } from '../../shared/lead';
+import { LEAD } from '../../shared/team';
+import { QUERIED_CONVERSATION_BUDGET_BYTES, compactConversation, compactConversationOrDrop } from '../../shared/agent/budget';
+import { completedTurnPrefix } from '../../shared/agent/prompt';
 
 export class LeadAgentState {
   readonly options: LeadAgentOptions | null;
@@ -31,7 +28,7 @@ export class LeadAgentState {
   /** A turn that yielded at a step boundary when the previous run rolled over; the next run finishes it first. */
   resumeTurn: { turn: number; step: number } | null;
 
-  constructor(input: TeamLeadInput) {
+  constructor(input: LeadRunInput) {
     const carried: CarriedLeadAgent | undefined = input.carried?.agent;
     this.options = input.agent ?? null;
     this.conversation = carried?.conversation ?? [...(input.forkOf?.conversation ?? [])];

@@ -4,28 +4,23 @@
  * controls (send_input, wait_agent, close_agent) over them. Records are part of the Lead agent's
  * carried state.
  */
-import {
-  ApplicationFailure,
-  ParentClosePolicy,
-  WorkflowIdReusePolicy,
-  condition,
-  getExternalWorkflowHandle,
-  startChild,
-} from '@temporalio/workflow';
-import type { SubagentAnswer, SubagentToolContext } from '../shared/agent/subagentTools';
-import * as defs from '../shared/definitions';
-import { own } from '../shared/own';
-import { MAX_SUBAGENTS, SUBAGENT_ANSWERS_KEPT, SUBAGENT_ANSWER_MAX_BYTES, utf8Length } from '../shared/limits';
-import type { SignalOutcome } from './handlerGuards';
-import { LEAD } from '../shared/team';
-import type { LeadAgentState } from './leadAgentState';
-import type { LeadOperations } from './leadOperations';
-import type { subagent } from './subagent';
+import { ApplicationFailure, condition, getExternalWorkflowHandle } from '@temporalio/workflow';
+import type { SubagentToolContext } from '../../shared/agent/subagentTools';
+import * as contract from '../../shared/contract';
+import type { SubagentAnswer } from '../../shared/contract';
+import type { SubagentRecord } from '../../shared/lead/carried';
+import { own } from '../../shared/own';
+import { MAX_SUBAGENTS, SUBAGENT_ANSWERS_KEPT, SUBAGENT_ANSWER_MAX_BYTES, utf8Length } from '../../shared/limits';
+import { LEAD } from '../../shared/team';
+import type { SignalOutcome } from '../handlerGuards';
+import type { LeadAgentState } from './agentState';
+import { startSessionChild } from './children';
 
 export interface LeadSubagentDeps {
   agent: LeadAgentState;
-  ops: LeadOperations;
   teamId: string;
+  /** Stops a child and waits until it has exited. */
+  stopChild(workflowId: string): Promise<void>;
   now: () => string;
   closing: () => boolean;
 }
@@ -35,7 +30,7 @@ export class LeadSubagents {
 
   context(opId: string): SubagentToolContext {
     const { agent, teamId, now } = this.deps;
-    const record = (agentId: string): defs.SubagentRecord => {
+    const record = (agentId: string): SubagentRecord => {
       const found = own(agent.subagents, agentId);
       if (!found || found.closed) {
         throw ApplicationFailure.create({ type: 'UnknownAgent', message: `no open subagent "${agentId}"; use an agentId returned by subagent or subagent_fork`, nonRetryable: true });
@@ -49,28 +44,25 @@ export class LeadSubagents {
         const agentId = `${teamId}/subagent/${agent.nextSubagent}`;
         const name = `subagent-${agent.nextSubagent}`;
         agent.subagents = { ...agent.subagents, [agentId]: { workflowId: agentId, answers: [], closed: false } };
-        await startChild<typeof subagent>(defs.SUBAGENT_WORKFLOW_TYPE, {
+        // Survives the Lead's continue-as-new; close_agent and disposal stop it.
+        await startSessionChild({
+          workflowType: contract.SUBAGENT_WORKFLOW_TYPE,
           workflowId: agentId,
-          args: [
-            {
-              descriptor: { teamId, name, context, initialMessageId: `${agentId}/initial` },
-              model: model ?? agent.options?.model ?? null,
-              seed: context === 'fork' ? agent.forkSeed() : [],
-              initialMessage: { messageId: `${agentId}/initial`, from: LEAD, content: prompt, sentAt: now() },
-              cwd: agent.cwd,
-              ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),
-            },
-          ],
-          // Survives the Lead's continue-as-new; close_agent and disposal stop it.
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          input: {
+            descriptor: { teamId, name, context, initialMessageId: `${agentId}/initial` },
+            model: model ?? agent.options?.model ?? null,
+            seed: context === 'fork' ? agent.forkSeed() : [],
+            initialMessage: { messageId: `${agentId}/initial`, from: LEAD, content: prompt, sentAt: now() },
+            cwd: agent.cwd,
+            ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),
+          },
         });
         await condition(() => (own(agent.subagents, agentId)?.answers.length ?? 0) > 0 || this.deps.closing());
         return own(agent.subagents, agentId)?.answers[0] ?? { agentId, turn: 0, answer: null };
       },
       sendInput: async (agentId, message) => {
         const target = record(agentId);
-        await getExternalWorkflowHandle(target.workflowId).signal(defs.deliverMessageSignal, { messageId: opId, from: LEAD, content: message, sentAt: now() });
+        await getExternalWorkflowHandle(target.workflowId).signal(contract.deliverMessageSignal, { messageId: opId, from: LEAD, content: message, sentAt: now() });
         return { agentId, messageId: opId };
       },
       waitAgent: async (agentId, timeoutMs) => {
@@ -81,14 +73,13 @@ export class LeadSubagents {
       },
       closeAgent: async (agentId) => {
         const target = record(agentId);
-        await this.deps.ops.stopChild(target.workflowId);
+        await this.deps.stopChild(target.workflowId);
         agent.subagents = { ...agent.subagents, [agentId]: { ...target, closed: true } };
         return { agentId, closed: true };
       },
     };
   }
 
-  /** A subagent's answer, signalled by the child. */
   /** A subagent's answer (a parsed signal). Long answers are cut to SUBAGENT_ANSWER_MAX_BYTES with a note. */
   recordAnswer(answer: SubagentAnswer): SignalOutcome {
     const { agent } = this.deps;
@@ -118,15 +109,13 @@ export class LeadSubagents {
 
   /** Open subagents to stop at disposal. */
   async stopAll(): Promise<void> {
-    const { agent, ops } = this.deps;
+    const { agent, stopChild } = this.deps;
     for (const [agentId, record] of Object.entries(agent.subagents)) {
       if (record.closed) continue;
-      await ops.stopChild(record.workflowId);
+      await stopChild(record.workflowId);
       agent.subagents = { ...agent.subagents, [agentId]: { ...record, closed: true } };
     }
   }
-
-  /** One turn over the Lead's inbox; false when it failed for good (the model call gave up). */
 }
 
 /** Cuts text to at most `maxBytes` of UTF-8 (on a character boundary) and says how much was cut. */

@@ -7,39 +7,23 @@
  */
 import { ApplicationFailure, CancellationScope, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
-import { dispatchByName, runSubagentToolCall, runTeamToolCall } from '../shared/agent/dispatch';
-import { runAgentTurn } from '../shared/agent/loop';
-import { identityText } from '../shared/agent/policy';
-import { policyOf, toolsetOf } from '../shared/agent/profiles';
-import type { TeamToolContext } from '../shared/agent/teamTools';
-import * as defs from '../shared/definitions';
-import type { AgentStatus, Attributed } from '../shared/definitions';
-import { takePending } from '../shared/inbox';
-import type { ToolCall } from '../shared/model';
-import type { TaskCommandKind } from '../shared/team';
-import { LEAD, teamView } from '../shared/team';
-import { recordEdge } from '../shared/teamEdges';
-import { MAX_STATUS_TEXT_LENGTH } from '../shared/limits';
-import { models, runWorkToolCall, workTools } from './agentActivities';
-import type { LeadAgentState } from './leadAgentState';
-import { MAX_COMPLETION_NUDGES } from './leadAgentState';
-import type { LeadOperations } from './leadOperations';
-import { LeadSubagents } from './leadSubagents';
-import type { TeamLeadRun } from './teamLeadRun';
-import { busyMembers } from './teamLeadRun';
-
-/** How long the Lead waits for busy teammates before it is given a turn to decide what to do. */
-export const REQUIRED_WORK_WAIT_MS = 30 * 60 * 1000;
-
-const TASK_UPDATES: Record<string, TaskCommandKind> = {
-  createTask: 'createTask',
-  editTask: 'editTask',
-  claimTask: 'claimTask',
-  assignTask: 'assignTask',
-  releaseTask: 'releaseTask',
-  transitionTask: 'transitionTask',
-  deleteTask: 'deleteTask',
-};
+import { dispatchByName, runSubagentToolCall, runTeamToolCall } from '../../shared/agent/dispatch';
+import { runAgentTurn } from '../../shared/agent/loop';
+import { identityText } from '../../shared/agent/policy';
+import { policyOf, toolsetOf } from '../../shared/agent/profiles';
+import type { TeamToolContext } from '../../shared/agent/teamTools';
+import type { AgentStatus, Attributed, ConversationEntry } from '../../shared/contract';
+import { errorMessage } from '../../shared/errors';
+import { takePending } from '../../shared/inbox';
+import { REQUIRED_WORK_WAIT_MS, busyMembers, nextStepAfterReply, receiveForLead } from '../../shared/lead';
+import type { ToolCall } from '../../shared/model';
+import { LEAD, teamView } from '../../shared/team';
+import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
+import { models, runWorkToolCall, workTools } from '../agentActivities';
+import type { LeadAgentState } from './agentState';
+import type { LeadRun } from './leadRun';
+import type { LeadOperations } from './operations';
+import { LeadSubagents } from './subagents';
 
 /** Where a yielded Lead turn goes on in the next run. */
 export interface ResumeTurn {
@@ -48,14 +32,15 @@ export interface ResumeTurn {
 }
 
 export interface LeadAgentDeps {
-  lead: TeamLeadRun;
+  run: LeadRun;
   agent: LeadAgentState;
-  ops: LeadOperations;
+  operations: LeadOperations;
   teamId: string;
   now: () => string;
   closing: () => boolean;
   /** True when the run is rolling over: the Lead's turn stops at its next step boundary and goes on in the next run. */
   yieldForRollover: () => boolean;
+  stopChild(workflowId: string): Promise<void>;
 }
 
 export class LeadAgentRunner {
@@ -69,11 +54,11 @@ export class LeadAgentRunner {
   }
 
   private setStatus(status: AgentStatus): void {
-    const { agent, lead } = this.deps;
+    const { agent, run } = this.deps;
     if (agent.status === status) return;
     agent.status = status;
     // An edge like any member's status change: waitForEdge wakes, so callers follow the Lead without polling.
-    lead.edges = recordEdge(lead.edges, 'status', `${LEAD}:${status}`, this.deps.now());
+    run.apply([{ type: 'leadStatusChanged', status }]);
   }
 
   /** Disposal cancels a turn in progress. */
@@ -81,41 +66,25 @@ export class LeadAgentRunner {
     this.turnScope?.cancel();
   }
 
-  /** The Lead's own Team tools: attributed to the Lead, run through the same operations as Updates. */
+  /** The Lead's own Team tools: attributed to the Lead, run through the same operations table as the Update handlers. */
   private teamContext(opId: string): TeamToolContext {
-    const { lead, ops, now } = this.deps;
+    const { run, operations } = this.deps;
     return {
       caller: LEAD,
       update: async <Ret, Req extends Attributed>(definition: UpdateDefinition<Ret, [Req]>, body: Omit<Req, 'caller'>): Promise<Ret> => {
-        const request = { ...body, caller: LEAD };
-        const taskKind = TASK_UPDATES[definition.name];
-        if (taskKind) return lead.applyTaskCommand(taskKind, request, opId, now()) as Ret;
-        switch (definition.name) {
-          case defs.spawnTeammateUpdate.name:
-            return (await ops.spawn(request, opId)) as Ret;
-          case defs.sendMessageUpdate.name:
-            return (await ops.send(request, opId)) as Ret;
-          case defs.interruptTeammateUpdate.name:
-            return (await ops.interrupt(request)) as Ret;
-          case defs.waitForEdgeUpdate.name:
-            return (await ops.wait(request)) as Ret;
-          case defs.listTasksUpdate.name:
-            lead.validateRead(request, false);
-            return lead.listTasks() as Ret;
-          case defs.readTaskUpdate.name:
-            lead.validateReadTask(request, false);
-            return lead.readTask(request) as Ret;
-          default:
-            throw ApplicationFailure.create({ type: 'UnknownTool', message: `the Lead has no operation ${definition.name}`, nonRetryable: true });
-        }
+        const operation = operations.find(definition.name);
+        if (!operation) throw ApplicationFailure.create({ type: 'UnknownTool', message: `the Lead has no operation ${definition.name}`, nonRetryable: true });
+        const result = operations.execute(operation, { ...body, caller: LEAD }, opId);
+        // A synchronous operation's result is returned as it is: awaiting it would add a promise step and reorder commands.
+        return (result instanceof Promise ? await result : result) as Ret;
       },
-      roster: () => Promise.resolve({ view: teamView(lead.state), liveStatus: lead.liveStatus }),
+      roster: () => Promise.resolve({ view: teamView(run.state.team), liveStatus: run.state.liveStatus }),
     };
   }
 
   /** One turn over the Lead's inbox, or the rest of a turn the previous run yielded. */
   private async turn(resume: ResumeTurn | null): Promise<'done' | 'failed' | 'yielded'> {
-    const { agent, lead, teamId } = this.deps;
+    const { agent, run, teamId } = this.deps;
     const toolset = toolsetOf(agent.profile);
     const checkout = workTools(agent.options?.checkoutTaskQueue ?? workflowInfo().taskQueue);
     let turn: number;
@@ -123,8 +92,8 @@ export class LeadAgentRunner {
       turn = resume.turn;
       agent.currentTurn = turn;
     } else {
-      const { inbox, messages } = takePending(lead.leadInbox);
-      lead.leadInbox = inbox;
+      const { messages } = takePending(run.state.leadInbox);
+      run.apply([{ type: 'leadInboxTaken' }]);
       turn = agent.beginTurn(messages, teamId);
     }
     this.setStatus('running');
@@ -170,10 +139,10 @@ export class LeadAgentRunner {
     }
   }
 
-  /** Turns until the Team closes; each reply is held back while required work remains. */
+  /** Turns until the Team closes; each reply is held back while required work remains (shared/lead/nextStep.ts). */
   async run(): Promise<void> {
-    const { agent, lead, closing } = this.deps;
-    const hasMail = (): boolean => lead.leadInbox.pending.length > 0;
+    const { agent, run, closing } = this.deps;
+    const hasMail = (): boolean => run.state.leadInbox.pending.length > 0;
     // A run that rolled over while the Lead waited for required work goes on waiting.
     let waitingForWork = agent.status === 'waiting' && agent.resumeTurn === null;
     for (;;) {
@@ -190,30 +159,24 @@ export class LeadAgentRunner {
         if (outcome === 'failed') continue; // the next message (a new prompt) starts another turn
       }
       waitingForWork = false;
-      // Required work before the final answer.
+      let waitedOut = false;
       for (;;) {
-        if (hasMail()) break; // new messages: another turn
-        const busy = busyMembers(lead);
-        if (busy.length > 0) {
+        const step = nextStepAfterReply(run.state, agent.nudges, waitedOut);
+        if (step.kind === 'turn') break;
+        if (step.kind === 'wait') {
           this.setStatus('waiting');
-          const woke = await condition(() => closing() || hasMail() || busyMembers(lead).length === 0, REQUIRED_WORK_WAIT_MS);
+          const woke = await condition(() => closing() || hasMail() || busyMembers(run.state).length === 0, REQUIRED_WORK_WAIT_MS);
           if (closing()) return;
-          if (!woke) {
-            this.nudge({ event: 'teammates are still busy', busy: busyMembers(lead), waitedMs: REQUIRED_WORK_WAIT_MS });
-            break;
-          }
+          waitedOut = !woke;
           continue;
         }
-        const open = Object.values(lead.state.tasks)
-          .filter((t) => !t.deleted && (t.status === 'pending' || t.status === 'in_progress'))
-          .map((t) => t.id);
-        if (open.length > 0 && agent.nudges < MAX_COMPLETION_NUDGES) {
-          agent.nudges += 1;
-          this.nudge({ event: 'work remains before your final answer', openTasks: open, hint: 'check the board (list_tasks) and your messages; finish, reassign or cancel these tasks, or answer again to finish anyway' });
+        if (step.kind === 'nudge') {
+          if (step.countsAgainstBudget) agent.nudges += 1;
+          this.nudge(step.content);
           break;
         }
         agent.finalAnswer = agent.lastReply();
-        agent.openTasksAtAnswer = open;
+        agent.openTasksAtAnswer = step.openTasks;
         this.setStatus('answered');
         break;
       }
@@ -221,16 +184,16 @@ export class LeadAgentRunner {
   }
 
   /** A runtime note that starts another turn (delivered through the Lead's own inbox). */
-  private nudge(content: defs.ConversationEntry['content']): void {
-    const { lead, agent, now } = this.deps;
-    lead.receiveForLead({ messageId: `${this.deps.teamId}/lead/nudge-${agent.turns}-${agent.nudges}`, from: LEAD, content, sentAt: now() }, now());
+  private nudge(content: ConversationEntry['content']): void {
+    const { run, agent, now } = this.deps;
+    run.apply(receiveForLead({ messageId: `${this.deps.teamId}/lead/nudge-${agent.turns}-${agent.nudges}`, from: LEAD, content, sentAt: now() }));
   }
 }
 
 /** The innermost message of an activity failure chain (the model's typed error, not "Activity task failed"). */
 function failureMessage(error: unknown): string {
   let current: unknown = error;
-  let message = error instanceof Error ? error.message : String(error);
+  let message = errorMessage(error);
   while (current instanceof Error) {
     message = current.message || message;
     current = current.cause;

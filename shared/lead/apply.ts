@@ -1,0 +1,106 @@
+/**
+ * The only way the Lead's state changes. Each event returns a new state value that replaces only
+ * the parts it touches, and numbers the edge (if any) that waits wake on. Time is passed in.
+ * Events come from the decide functions (decide.ts), which have already checked them.
+ */
+import { own } from '../own';
+import { receive, takePending } from '../inbox';
+import { REMEMBERED_RESULT_MAX_BYTES, MAX_ID_LENGTH, jsonBytes } from '../limits';
+import { apply as applyTeamEvent } from '../team';
+import { recordEdge } from '../teamEdges';
+import type { LeadEvent } from './events';
+import { isTeamEvent } from './events';
+import type { LeadState, RecentUpdate } from './state';
+
+/** How many recent Update ids are remembered (and carried across continue-as-new) for de-duplication. */
+export const RECENT_UPDATE_WINDOW = 256;
+
+export function applyLead(state: LeadState, event: LeadEvent, at: string): LeadState {
+  if (isTeamEvent(event)) {
+    const next = { ...state, team: applyTeamEvent(state.team, event), edges: recordEdge(state.edges, event.type.startsWith('task') ? 'task' : 'roster', event.type, at) };
+    // A stopped member's child has exited (disposal stopped it).
+    return event.type === 'memberStopped' ? { ...next, liveStatus: { ...next.liveStatus, [event.name]: 'exited' } } : next;
+  }
+  switch (event.type) {
+    case 'leadMailReceived':
+      return { ...state, leadInbox: receive(state.leadInbox, event.message).inbox, edges: recordEdge(state.edges, 'mailbox', event.message.messageId, at) };
+    case 'leadInboxTaken':
+      return { ...state, leadInbox: takePending(state.leadInbox).inbox };
+    case 'memberInboxOpened': {
+      const { name } = event;
+      let next = state;
+      if (own(next.liveStatus, name) === undefined) next = { ...next, liveStatus: { ...next.liveStatus, [name]: 'starting' } };
+      if (own(next.delivered, name) === undefined) {
+        next = { ...next, delivered: { ...next.delivered, [name]: 1 }, unsettledBytes: { ...next.unsettledBytes, [name]: [event.initialMessageBytes] } };
+      }
+      return next;
+    }
+    case 'relayBegun': {
+      const { to, bytes } = event;
+      return {
+        ...state,
+        delivered: { ...state.delivered, [to]: (own(state.delivered, to) ?? 0) + 1 },
+        unsettledBytes: { ...state.unsettledBytes, [to]: [...(own(state.unsettledBytes, to) ?? []), bytes] },
+      };
+    }
+    case 'relayAbandoned': {
+      const { to, bytes } = event;
+      const sizes = [...(own(state.unsettledBytes, to) ?? [])];
+      const at = sizes.lastIndexOf(bytes);
+      if (at >= 0) sizes.splice(at, 1);
+      return { ...state, delivered: { ...state.delivered, [to]: Math.max(0, (own(state.delivered, to) ?? 0) - 1) }, unsettledBytes: { ...state.unsettledBytes, [to]: sizes } };
+    }
+    case 'messageRelayed':
+      return { ...state, edges: recordEdge(state.edges, 'mailbox', event.messageId, at) };
+    case 'memberStatusReported':
+      return applyStatusReport(state, event, at);
+    case 'leadStatusChanged':
+      return { ...state, edges: recordEdge(state.edges, 'status', `lead:${event.status}`, at) };
+    case 'watchRegistered':
+      return { ...state, watchers: { ...state.watchers, [event.name]: { waitId: event.waitId, kinds: event.kinds, since: state.edges.lastSeq } } };
+    case 'watchCleared': {
+      const watchers: LeadState['watchers'] = {};
+      for (const [name, watch] of Object.entries(state.watchers)) if (name !== event.name) watchers[name] = watch;
+      return { ...state, watchers };
+    }
+    case 'updateRemembered':
+      return { ...state, recentUpdates: remember(state.recentUpdates, event.updateId, event.result) };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+export function applyLeadAll(state: LeadState, events: readonly LeadEvent[], at: string): LeadState {
+  return events.reduce((next, event) => applyLead(next, event, at), state);
+}
+
+function applyStatusReport(state: LeadState, report: Extract<LeadEvent, { type: 'memberStatusReported' }>, at: string): LeadState {
+  const { name, status, consumed, settled } = report;
+  let next = state;
+  if (consumed !== undefined && consumed > (own(next.consumed, name) ?? 0)) next = { ...next, consumed: { ...next.consumed, [name]: consumed } };
+  const before = own(next.settled, name) ?? 0;
+  if (settled !== undefined && (settled > before || own(next.settled, name) === undefined)) {
+    next = {
+      ...next,
+      settled: { ...next.settled, [name]: settled },
+      unsettledBytes: { ...next.unsettledBytes, [name]: (own(next.unsettledBytes, name) ?? []).slice(Math.max(0, settled - before)) },
+    };
+  }
+  if (own(next.liveStatus, name) === status) return next;
+  return { ...next, liveStatus: { ...next.liveStatus, [name]: status }, edges: recordEdge(next.edges, 'status', `${name}:${status}`, at) };
+}
+
+/**
+ * Small results are remembered whole; a task mutation's large result as its task id and revision
+ * (rebuilt from the board on a retry), so the window stays small whatever the tasks hold. An id too
+ * long to remember is not: a retry of it is not recognised (clients use UUIDs).
+ */
+function remember(recent: readonly RecentUpdate[], updateId: string, result: unknown): RecentUpdate[] {
+  if (updateId.length > MAX_ID_LENGTH) return [...recent];
+  const task = (result as { task?: { id?: unknown; revision?: unknown } } | null)?.task;
+  const compact = jsonBytes(result) > REMEMBERED_RESULT_MAX_BYTES && typeof task?.id === 'number' && typeof task.revision === 'number';
+  const next = [...recent, compact ? { updateId, taskId: task.id as number, revision: task.revision as number } : { updateId, result }];
+  return next.length > RECENT_UPDATE_WINDOW ? next.slice(-RECENT_UPDATE_WINDOW) : next;
+}

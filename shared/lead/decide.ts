@@ -1,0 +1,145 @@
+/**
+ * One small decide function per Lead command: from the state and a typed request (parse.ts), the
+ * events to apply, or a typed rejection. Validators call these only; handlers call them again
+ * against the state at that moment and apply the events once, so a handler never applies intent
+ * that another Update made stale in between. Signals decide the same way but are ignored, never
+ * refused.
+ */
+import { own } from '../own';
+import type { LiveStatus } from '../definitions';
+import type { InboxMessage } from '../inbox';
+import type { JsonValue } from '../json';
+import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../limits';
+import type { CommandContext, Decision, ProvisioningOutcome, TaskCommand, TaskDecision, TeamRejection, TeamRejectionType } from '../team';
+import { LEAD, decideCloseAdmission, decideProvisioningOutcome, decideSend, decideSpawn, decideStopped, decideTaskCommand, isActingMember, isLivePhase, notFoundMessage, reject, taskKey } from '../team';
+import type { EdgeKind } from '../teamEdges';
+import { EDGE_KINDS } from '../teamEdges';
+import type { LeadEvent } from './events';
+import type { PromptRequest, SendRequest, SpawnRequest } from './parse';
+import type { LeadState } from './state';
+
+export type LeadDecision = { ok: true; events: LeadEvent[] } | { ok: false; rejection: TeamRejection };
+/** A signal is never refused: what it would change, or why it is ignored (counted by the handler). */
+export type SignalDecision = { ok: true; events: LeadEvent[] } | { ok: false; ignored: 'nonMember' | 'unknownKey' };
+
+const accept = (...events: LeadEvent[]): LeadDecision => ({ ok: true, events });
+const refuse = (type: TeamRejectionType, message: string): LeadDecision => ({ ok: false, rejection: reject(type, message) });
+const fromTeam = (decision: Decision): LeadDecision => decision;
+
+// ---- board ---------------------------------------------------------------------------------
+
+export function decideTaskUpdate(state: LeadState, command: TaskCommand, ctx: CommandContext): TaskDecision {
+  return decideTaskCommand(state.team, command, ctx);
+}
+
+export function decideRead(state: LeadState, caller: string): LeadDecision {
+  return isActingMember(state.team, caller) ? accept() : refuse('NotATeamMember', `"${caller}" is not an active member of Team ${state.team.teamId}`);
+}
+
+export function decideReadTask(state: LeadState, request: { caller: string; taskId: number }): LeadDecision {
+  const member = decideRead(state, request.caller);
+  if (!member.ok) return member;
+  return own(state.team.tasks, taskKey(request.taskId)) ? accept() : refuse('TaskNotFound', notFoundMessage(state.team, request.taskId));
+}
+
+// ---- roster --------------------------------------------------------------------------------
+
+export function decideSpawnTeammate(state: LeadState, request: SpawnRequest, now: string): LeadDecision {
+  return fromTeam(decideSpawn(state.team, { name: request.name, context: request.context, model: request.model }, { caller: request.caller, now }));
+}
+
+/**
+ * Settles a provisioning record (its creator or recovery). An active member's inbox opens with its
+ * initial message as relay 1. `conflict` when the record was already settled the other way: the
+ * caller then drains the child and reports it.
+ */
+export function decideSettle(state: LeadState, name: string, outcome: ProvisioningOutcome, now: string, initialMessageBytes = 0): LeadDecision | { ok: false; conflict: true } {
+  const decision = decideProvisioningOutcome(state.team, name, outcome, now);
+  if (!decision.ok) return decision.rejection.type === 'ProvisioningConflict' ? { ok: false, conflict: true } : decision;
+  const opens = outcome.phase === 'active' && (own(state.liveStatus, name) === undefined || own(state.delivered, name) === undefined);
+  return accept(...decision.events, ...(opens ? [{ type: 'memberInboxOpened' as const, name, initialMessageBytes }] : []));
+}
+
+export function decideStop(state: LeadState, name: string, now: string): LeadDecision {
+  return fromTeam(decideStopped(state.team, name, now));
+}
+
+export function decideCloseTeam(state: LeadState, now: string): LeadDecision {
+  return fromTeam(decideCloseAdmission(state.team, now));
+}
+
+// ---- mailbox -------------------------------------------------------------------------------
+
+/** What a message adds to an inbox, as counted against its budget: the content's JSON plus a bound on the envelope (ids, sender, time). */
+export function messageBytes(content: JsonValue): number {
+  return jsonBytes(content) + 2 * MAX_ID_LENGTH;
+}
+
+/** Who may send to whom, whether the update id can serve as the message id, and whether the target's unread mail has room. */
+export function decideSendMessage(state: LeadState, request: SendRequest, updateId: string): LeadDecision {
+  const allowed = fromTeam(decideSend(state.team, request.caller, request.to));
+  if (!allowed.ok) return allowed;
+  if (request.messageId === undefined && updateId.length > MAX_ID_LENGTH) {
+    return refuse('InvalidTeamCommand', `sendMessage: the update id (${updateId.length} characters) is too long to serve as the message id; pass a messageId of at most ${MAX_ID_LENGTH} characters`);
+  }
+  return decideInboxRoom(state, request.to, messageBytes(request.content));
+}
+
+/** InboxFull when a message would take the target's unread mail past its budget. */
+export function decideInboxRoom(state: LeadState, to: string, bytes: number): LeadDecision {
+  const [waiting, budget] = to === LEAD ? [jsonBytes(state.leadInbox.pending), LEAD_INBOX_BUDGET_BYTES] : [sum(own(state.unsettledBytes, to) ?? []), MEMBER_INBOX_BUDGET_BYTES];
+  if (waiting + bytes <= budget) return accept();
+  return refuse(
+    'InboxFull',
+    `${to} has ${waiting} bytes of messages it has not taken yet (budget ${budget}); this one is ${bytes} bytes: wait until ${to} reads its inbox (wait_agent on mailbox/status edges), or send less, then retry`,
+  );
+}
+
+/** A message into the Lead's own inbox (recorded once per id; a duplicate still makes a mailbox edge). */
+export function receiveForLead(message: InboxMessage): LeadEvent[] {
+  return [{ type: 'leadMailReceived', message }];
+}
+
+/** promptLead: the operator, as the Lead, and only for a Team whose Lead runs an agent. */
+export function decidePrompt(state: LeadState, request: PromptRequest, agentEnabled: boolean): LeadDecision {
+  if (request.caller !== LEAD) return refuse('LeadOnly', 'only the Lead (its operator) prompts the Lead agent');
+  if (!agentEnabled) {
+    return refuse('AgentNotEnabled', `Team ${state.team.teamId} was started without a prompt, so its Lead runs no agent; start a Team with a prompt to talk to its Lead`);
+  }
+  return accept();
+}
+
+// ---- live status, interrupt, wait, lifecycle -----------------------------------------------
+
+export function decideStatusReport(state: LeadState, report: { name: string; status: LiveStatus; consumed?: number | undefined; settled?: number | undefined }): SignalDecision {
+  if (!own(state.team.members, report.name)) return { ok: false, ignored: 'nonMember' };
+  return { ok: true, events: [{ type: 'memberStatusReported', ...report }] };
+}
+
+/** A teammate's wait_agent: remembered until an edge of its kinds is numbered after now. */
+export function decideWatch(state: LeadState, request: { name: string; waitId: string; kinds?: EdgeKind[] | undefined }): SignalDecision {
+  const member = own(state.team.members, request.name);
+  if (!member || !isLivePhase(member.phase)) return { ok: false, ignored: 'nonMember' };
+  return { ok: true, events: [{ type: 'watchRegistered', name: request.name, waitId: request.waitId, kinds: request.kinds ?? [...EDGE_KINDS] }] };
+}
+
+export function decideUnwatch(state: LeadState, name: string, waitId: string): SignalDecision {
+  if (own(state.watchers, name)?.waitId !== waitId) return { ok: false, ignored: 'unknownKey' };
+  return { ok: true, events: [{ type: 'watchCleared', name }] };
+}
+
+export function decideInterrupt(state: LeadState, request: { caller: string; name: string }): LeadDecision {
+  if (request.caller !== LEAD) return refuse('LeadOnly', 'only the Lead interrupts teammates');
+  const member = own(state.team.members, request.name);
+  if (!member) return refuse('UnknownMember', `there is no teammate "${request.name}"`);
+  if (!isLivePhase(member.phase)) return refuse('UnknownMember', `teammate "${request.name}" is ${member.phase}`);
+  return accept();
+}
+
+export function decideLeadOnly(caller: string, updateName: string): LeadDecision {
+  return caller === LEAD ? accept() : refuse('LeadOnly', `only the Lead may call ${updateName}`);
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}

@@ -1,0 +1,44 @@
+/**
+ * What the Lead agent does after a turn ends with a reply: its "required work before answering".
+ * Pure, so every branch is tested without a server; leadAgent.ts only carries the steps out.
+ */
+import type { JsonValue } from '../json';
+import { busyMembers, openTaskIds } from './queries';
+import type { LeadState } from './state';
+
+/** How many times a Lead that answers with open tasks is told so before its answer is accepted. */
+export const MAX_COMPLETION_NUDGES = 2;
+/** How long the Lead waits for busy teammates before it is given a turn to decide what to do. */
+export const REQUIRED_WORK_WAIT_MS = 30 * 60 * 1000;
+
+export type NextStep =
+  /** New messages are waiting: another turn. */
+  | { kind: 'turn' }
+  /** Teammates are busy: wait (at most REQUIRED_WORK_WAIT_MS) for them, new mail or the run's end. */
+  | { kind: 'wait'; busy: string[] }
+  /** Tell the Lead something through its own inbox, which starts another turn. */
+  | { kind: 'nudge'; content: { [key: string]: JsonValue }; countsAgainstBudget: boolean }
+  /** Accept the last reply as the final answer. */
+  | { kind: 'answer'; openTasks: number[] };
+
+/**
+ * @param nudges how many open-task nudges this answer has had (reset when a member writes)
+ * @param waitedOut the previous step was a wait that ran out with teammates still busy
+ */
+export function nextStepAfterReply(state: LeadState, nudges: number, waitedOut: boolean): NextStep {
+  if (state.leadInbox.pending.length > 0) return { kind: 'turn' };
+  const busy = busyMembers(state);
+  if (busy.length > 0) {
+    if (!waitedOut) return { kind: 'wait', busy };
+    return { kind: 'nudge', content: { event: 'teammates are still busy', busy, waitedMs: REQUIRED_WORK_WAIT_MS }, countsAgainstBudget: false };
+  }
+  const open = openTaskIds(state);
+  if (open.length > 0 && nudges < MAX_COMPLETION_NUDGES) {
+    return {
+      kind: 'nudge',
+      content: { event: 'work remains before your final answer', openTasks: open, hint: 'check the board (list_tasks) and your messages; finish, reassign or cancel these tasks, or answer again to finish anyway' },
+      countsAgainstBudget: true,
+    };
+  }
+  return { kind: 'answer', openTasks: open };
+}

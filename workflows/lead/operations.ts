@@ -1,0 +1,181 @@
+/**
+ * The table of the Lead's operations: one entry per Update, used both by the Update handlers
+ * (operators, teammates' tool activities) and by the Lead agent's own Team tools, which run inside
+ * this workflow. So every path parses, decides, refuses during a rollover and answers retries the
+ * same way, and produces the same history.
+ */
+import type { UpdateDefinition } from '@temporalio/common';
+import * as contract from '../../shared/contract';
+import type { InboxAcceptance } from '../../shared/contract';
+import { rollingOverFailure } from '../../shared/failures';
+import { OPERATOR, decideLeadOnly, decidePrompt, decideRead, decideReadTask, decideTaskUpdate, parsePrompt, parseTaskCommand, parseWith, receiveForLead } from '../../shared/lead';
+import { own } from '../../shared/own';
+import type { TaskCommandKind } from '../../shared/team';
+import { LEAD, mutationResult, taskKey, taskView, teamView } from '../../shared/team';
+import { callerOnlySchema, readTaskRequestSchema } from '../../shared/team/requestSchemas';
+import type { LeadContext } from './context';
+import type { Mailbox } from './mailbox';
+import type { Roster } from './roster';
+
+/**
+ * When a run winding down refuses an operation with the retriable TeamRollingOver:
+ *  - `board`: synchronous board operations complete in the activation that accepts them, so they
+ *    stay open while the run winds down, until disposal or the per-run hard cap;
+ *  - `team`: everything else, as soon as the run decides to roll over;
+ *  - `never`: disposal.
+ */
+export type Gate = 'board' | 'team' | 'never';
+
+export interface LeadOperation {
+  definition: UpdateDefinition<unknown, [never]>;
+  gate: Gate;
+  /** Answered from memory when retried with the same update id; the result is remembered. */
+  idempotent: boolean;
+  /** Counted towards the run's accepted Updates (the rollover). Disposal ends the run instead. */
+  counted: boolean;
+  /** Synchronous: parse and decide against the state now; throws the typed failure. What a validator runs. */
+  check(request: unknown, operationId: string): void;
+  /**
+   * Parses and decides again (another Update may have changed things since the check), applies,
+   * does the work, and hands its result to `done` as it returns it: the table remembers it there,
+   * in the same step, so an asynchronous operation completes no later than it would on its own.
+   */
+  perform(request: unknown, operationId: string, done: <T>(result: T) => T): unknown;
+}
+
+export interface LeadAgentHooks {
+  agentEnabled: boolean;
+  /** Disposal first cancels the Lead's turn and stops its subagents. */
+  cancelTurn(): void;
+  stopSubagents(): Promise<void>;
+}
+
+export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: Mailbox, agent: LeadAgentHooks) {
+  const { run } = ctx;
+  const op = (definition: { name: string }, gate: Gate, idempotent: boolean, check: LeadOperation['check'], perform: LeadOperation['perform'], counted = true): LeadOperation => ({
+    definition: definition as LeadOperation['definition'],
+    gate,
+    idempotent,
+    counted,
+    check,
+    perform,
+  });
+
+  const taskOperation = (kind: TaskCommandKind, definition: { name: string }): LeadOperation => {
+    const decide = (request: unknown) => {
+      const { caller, command } = parseTaskCommand(kind, request);
+      return decideTaskUpdate(run.state, command, { caller, now: ctx.now() });
+    };
+    return op(
+      definition,
+      'board',
+      true,
+      (request) => run.require(decide(request)),
+      (request, _id, done) => {
+        const decision = decide(request);
+        run.commit(decision);
+        return done(mutationResult(run.state.team, (decision as { taskId: number }).taskId));
+      },
+    );
+  };
+
+  const readTask = (request: unknown) => {
+    const parsed = parseWith('readTask', readTaskRequestSchema, request);
+    run.require(decideReadTask(run.state, parsed));
+    return parsed;
+  };
+
+  const checkPrompt = (request: unknown) => {
+    const prompt = parsePrompt(request);
+    run.require(decidePrompt(run.state, prompt, agent.agentEnabled));
+    return prompt;
+  };
+
+  const operations: LeadOperation[] = [
+    taskOperation('createTask', contract.createTaskUpdate),
+    taskOperation('editTask', contract.editTaskUpdate),
+    taskOperation('claimTask', contract.claimTaskUpdate),
+    taskOperation('assignTask', contract.assignTaskUpdate),
+    taskOperation('releaseTask', contract.releaseTaskUpdate),
+    taskOperation('transitionTask', contract.transitionTaskUpdate),
+    taskOperation('deleteTask', contract.deleteTaskUpdate),
+    op(
+      contract.readTaskUpdate,
+      'board',
+      false,
+      (request) => void readTask(request),
+      (request) => {
+        const { taskId } = readTask(request);
+        const task = own(run.state.team.tasks, taskKey(taskId));
+        return task ? taskView(run.state.team, task) : undefined;
+      },
+    ),
+    op(
+      contract.listTasksUpdate,
+      'board',
+      false,
+      (request) => run.require(decideRead(run.state, parseWith('listTasks', callerOnlySchema, request).caller)),
+      () => teamView(run.state.team).tasks,
+    ),
+    op(contract.spawnTeammateUpdate, 'team', true, (request) => void roster.checkSpawn(request), (request, _id, done) => roster.spawn(request, done)),
+    op(contract.sendMessageUpdate, 'team', true, (request, id) => void mailbox.checkSend(request, id), (request, id, done) => mailbox.send(request, id, done)),
+    op(contract.readLeadInboxUpdate, 'team', false, (request) => mailbox.checkReadLeadInbox(request), () => mailbox.takeLeadInbox()),
+    op(contract.interruptTeammateUpdate, 'team', false, (request) => void roster.checkInterrupt(request), (request) => roster.interrupt(request)),
+    op(contract.waitForEdgeUpdate, 'team', false, (request) => void mailbox.checkWait(request), (request) => mailbox.wait(request)),
+    op(
+      contract.promptLeadUpdate,
+      'team',
+      true,
+      (request) => void checkPrompt(request),
+      (request, id, done): InboxAcceptance => {
+        const prompt = checkPrompt(request);
+        const messageId = prompt.messageId ?? id;
+        run.apply(receiveForLead({ messageId, from: OPERATOR, content: prompt.content, sentAt: ctx.now() }));
+        return done<InboxAcceptance>({ messageId, to: LEAD, targetPhase: 'lead', targetStatus: 'running' });
+      },
+    ),
+    op(
+      contract.disposeTeamUpdate,
+      'never',
+      false,
+      (request) => run.require(decideLeadOnly(parseWith('disposeTeam', callerOnlySchema, request).caller, 'disposeTeam')),
+      async () => {
+        agent.cancelTurn();
+        await agent.stopSubagents();
+        return roster.dispose();
+      },
+      false,
+    ),
+  ];
+
+  const byName: Record<string, LeadOperation> = Object.create(null) as Record<string, LeadOperation>;
+  for (const operation of operations) byName[operation.definition.name] = operation;
+
+  /** What a validator runs: the rollover gate, a retry answered from memory, then the operation's own check. */
+  const validate = (operation: LeadOperation, request: unknown, updateId: string, gateClosed: (gate: Gate) => boolean): void => {
+    if (gateClosed(operation.gate)) throw rollingOverFailure();
+    if (operation.idempotent && run.remembered(updateId) !== undefined) return;
+    operation.check(request, updateId);
+  };
+
+  /** What a handler (or the Lead's own tool) runs. Synchronous operations stay synchronous: they complete in the activation that accepts them. */
+  const execute = (operation: LeadOperation, request: unknown, operationId: string): unknown => {
+    if (!operation.idempotent) {
+      operation.check(request, operationId);
+      if (operation.counted) run.countAccepted();
+      return operation.perform(request, operationId, asIs);
+    }
+    const remembered = run.remembered(operationId);
+    if (remembered !== undefined) return remembered;
+    return operation.perform(request, operationId, <T>(result: T): T => {
+      run.remember(operationId, result);
+      return result;
+    });
+  };
+
+  return { operations, validate, execute, find: (name: string): LeadOperation | undefined => own(byName, name) };
+}
+
+export type LeadOperations = ReturnType<typeof createLeadOperations>;
+
+const asIs = <T>(result: T): T => result;

@@ -1,0 +1,157 @@
+/**
+ * The roster's operations with effects outside the Lead: spawning a teammate (record, child,
+ * settle), recovering provisioning records from the children's own state, interrupting a turn and
+ * disposing of the Team. The decisions are the pure core's (shared/lead/decide.ts).
+ */
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, condition, getExternalWorkflowHandle } from '@temporalio/workflow';
+import * as contract from '../../shared/contract';
+import type { InterruptResult, ReconcileOutcome, SpawnTeammateResult, TeammateDescriptor } from '../../shared/contract';
+import { errorMessage } from '../../shared/errors';
+import { DISPOSAL_FAILED, PROVISIONING_CONFLICT, rejectionFailure } from '../../shared/failures';
+import type { InboxMessage } from '../../shared/inbox';
+import { childrenToStop, decideCloseTeam, decideInterrupt, decideSettle, decideSpawnTeammate, decideStop, messageBytes, parseSpawn, parseWith, unsettledProvisioning } from '../../shared/lead';
+import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
+import { own } from '../../shared/own';
+import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/searchAttributes';
+import type { MemberRecord, TeamView } from '../../shared/team';
+import { LEAD, reject, teamView } from '../../shared/team';
+import { interruptRequestSchema } from '../../shared/team/requestSchemas';
+import { control, startSessionChild } from './children';
+import type { LeadContext } from './context';
+
+export function createRoster(ctx: LeadContext) {
+  const { run, input, teamId } = ctx;
+
+  const member = (name: string): MemberRecord => {
+    const found = own(run.state.team.members, name);
+    if (!found) throw rejectionFailure(reject('UnknownMember', `there is no teammate "${name}"`));
+    return found;
+  };
+
+  const descriptorOf = (record: MemberRecord): TeammateDescriptor => ({
+    teamId,
+    name: record.name,
+    context: record.context,
+    initialMessageId: `${record.workflowId}/initial`,
+  });
+
+  /** Settles a record; a creator/recovery disagreement drains the child so no orphan survives. */
+  const settle = async (record: MemberRecord, outcome: ReconcileOutcome, initialMessageBytes?: number): Promise<void> => {
+    const settled = outcome.phase === 'active' ? ({ phase: 'active' } as const) : { phase: 'failed' as const, reason: outcome.reason.slice(0, MAX_STATUS_TEXT_LENGTH) };
+    const decision = decideSettle(run.state, record.name, settled, ctx.now(), initialMessageBytes);
+    if (!decision.ok && 'conflict' in decision) {
+      await control.stopTeammate({ workflowId: record.workflowId });
+      throw ApplicationFailure.create({
+        type: PROVISIONING_CONFLICT,
+        message: `teammate "${record.name}" was settled as ${member(record.name).phase} by recovery while its creation reported ${outcome.phase}; the child was drained, spawn under a new name`,
+        nonRetryable: true,
+      });
+    }
+    run.commit(decision);
+  };
+
+  const checkSpawn = (request: unknown) => {
+    const spawnRequest = parseSpawn(request);
+    const decision = decideSpawnTeammate(run.state, spawnRequest, ctx.now());
+    run.require(decision);
+    return { spawnRequest, decision };
+  };
+
+  /** Provisioning record first, then the child with the initial message in its inbox, then active or failed. */
+  const spawn = async (request: unknown, done: (result: SpawnTeammateResult) => SpawnTeammateResult): Promise<SpawnTeammateResult> => {
+    const { spawnRequest, decision } = checkSpawn(request);
+    run.commit(decision);
+    const record = member(spawnRequest.name);
+    // Inline rather than a wrapper: an extra promise step would reorder this Update's completion against other commands.
+    run.beginCreating(record.name);
+    try {
+      const descriptor = descriptorOf(record);
+      // The initial message is the first relayed message (relaySeq 1): the member settles it in its first turn.
+      const initialMessage: InboxMessage = { messageId: descriptor.initialMessageId, from: LEAD, content: spawnRequest.message, sentAt: ctx.now(), relaySeq: 1 };
+      const checkout = ctx.memberCheckout();
+      let outcome: ReconcileOutcome;
+      try {
+        await startSessionChild({
+          workflowType: contract.TEAMMATE_WORKFLOW_TYPE,
+          workflowId: record.workflowId,
+          input: {
+            descriptor,
+            model: spawnRequest.model ?? input.agent?.model ?? null,
+            // Fresh children inherit nothing; a fork captures the Lead's completed turns once.
+            seed: spawnRequest.context === 'fork' ? ctx.forkSeed() : [],
+            initialMessage,
+            cwd: checkout.cwd,
+            ...(checkout.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: checkout.checkoutTaskQueue } : {}),
+            ...(input.teammateMaxTurnsPerRun !== undefined ? { maxTurnsPerRun: input.teammateMaxTurnsPerRun } : {}),
+          },
+          memo: { agentTeam: descriptor },
+          typedSearchAttributes: [
+            { key: AGENT_TEAM_ID, value: teamId },
+            { key: AGENT_TEAM_ROLE, value: 'teammate' },
+            { key: AGENT_TEAM_MEMBER, value: record.name },
+          ],
+        });
+        outcome = { phase: 'active' };
+      } catch (error) {
+        // The reserved id is taken (e.g. this Lead was reset after starting it): ask the child.
+        outcome =
+          error instanceof WorkflowExecutionAlreadyStartedError
+            ? await control.reconcileTeammate({ workflowId: record.workflowId, descriptor })
+            : { phase: 'failed', reason: errorMessage(error), drained: false };
+      }
+      await settle(record, outcome, messageBytes(spawnRequest.message));
+      return done({ member: member(record.name), initialMessageId: descriptor.initialMessageId });
+    } finally {
+      run.endCreating(record.name);
+    }
+  };
+
+  /** Recovery: provisioning records this run did not create (continue-as-new, reset), settled from the child's own state. */
+  const recoverProvisioning = (): Promise<unknown> =>
+    Promise.all(
+      unsettledProvisioning(run.state, (name) => run.creating(name)).map(async (record) => {
+        const outcome = await control.reconcileTeammate({ workflowId: record.workflowId, descriptor: descriptorOf(record) });
+        // Only a record still unsettled is recovery's to settle. If a creator in this run settled it
+        // meanwhile, the creator owns any disagreement (it drains and reports ProvisioningConflict).
+        if (member(record.name).phase === 'provisioning') await settle(record, outcome);
+      }),
+    );
+
+  const checkInterrupt = (request: unknown): { name: string } => {
+    const parsed = parseWith('interruptTeammate', interruptRequestSchema, request);
+    run.require(decideInterrupt(run.state, parsed));
+    return parsed;
+  };
+
+  const interrupt = async (request: unknown): Promise<InterruptResult> => {
+    const { name } = checkInterrupt(request);
+    const statusAtInterrupt = own(run.state.liveStatus, name) ?? 'starting';
+    await getExternalWorkflowHandle(member(name).workflowId).signal(contract.interruptTurnSignal, { requestedBy: LEAD });
+    return { name, statusAtInterrupt };
+  };
+
+  /** Closes admission, awaits admitted spawns and sends, then stops every recorded child until it has exited. */
+  const dispose = async (): Promise<TeamView> => {
+    run.commit(decideCloseTeam(run.state, ctx.now()));
+    await condition(() => run.operationsInFlight === 0);
+    const failures: string[] = [];
+    for (const record of childrenToStop(run.state)) {
+      try {
+        await control.stopTeammate({ workflowId: record.workflowId });
+        run.commit(decideStop(run.state, record.name, ctx.now()));
+      } catch (error) {
+        failures.push(`${record.name}: ${errorMessage(error)}`);
+      }
+    }
+    if (failures.length > 0) {
+      throw ApplicationFailure.create({ type: DISPOSAL_FAILED, message: `could not stop ${failures.join('; ')}; admission stays closed, retry disposeTeam`, nonRetryable: true });
+    }
+    run.disposeRequested = true;
+    return teamView(run.state.team);
+  };
+
+  return { checkSpawn, spawn, recoverProvisioning, checkInterrupt, interrupt, dispose, member, stopChild: (workflowId: string) => control.stopTeammate({ workflowId }) };
+}
+
+export type Roster = ReturnType<typeof createRoster>;

@@ -1,0 +1,157 @@
+/**
+ * The Lead workflow. Its workflow id is the Team's root SessionId and it owns the Team's durable
+ * state, one value (shared/lead/state.ts) changed only by applying events. This file only wires
+ * handlers and waits: the operations table (operations.ts) backs every Update, roster.ts and
+ * mailbox.ts carry out effects, and agent.ts runs the Lead's own agent turns when the Team was
+ * started with a prompt.
+ */
+import type { UpdateDefinition } from '@temporalio/common';
+import { allHandlersFinished, condition, continueAsNew, currentUpdateInfo, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { carriedWithinBudget } from '../../shared/agent/budget';
+import * as contract from '../../shared/contract';
+import type { TeamLeadInput, TeamLeadResult, TeamLeadWorkflow } from '../../shared/contract';
+import type { LeadRunInput } from '../../shared/lead/carried';
+import { OPERATOR, decideStatusReport, decideUnwatch, decideWatch, emptyLeadState, receiveForLead, upgradeCarriedLeadState, type SignalDecision } from '../../shared/lead';
+import { PAYLOAD_BUDGET_BYTES } from '../../shared/limits';
+import { own } from '../../shared/own';
+import { edgeUnwatchSchema, edgeWatchSchema, memberStatusReportSchema, subagentAnswerSchema } from '../../shared/signalPayloads';
+import { taskKey, teamView } from '../../shared/team';
+import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate, ignoreUnknownSignals, type SignalGuard, type SignalOutcome } from '../handlerGuards';
+import { parseLeadInput } from '../workflowInputs';
+import { LeadAgentRunner } from './agent';
+import { LeadAgentState } from './agentState';
+import type { LeadContext } from './context';
+import { LeadRun } from './leadRun';
+import { createMailbox } from './mailbox';
+import { createLeadOperations, type Gate } from './operations';
+import { createRoster } from './roster';
+
+export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promise<TeamLeadResult> => {
+  const input = parseLeadInput(rawInput, workflowInfo().workflowId);
+  const typed = patched(TYPED_UPDATE_FAILURES_PATCH);
+  const now = (): string => new Date().toISOString();
+  const { agent: carriedAgent, ...carriedLead } = input.carried ?? {};
+  const run = new LeadRun(input.carried ? upgradeCarriedLeadState(carriedLead as Parameters<typeof upgradeCarriedLeadState>[0]) : emptyLeadState(input.teamId, input.maxMembers, input.legacyMailbox), now);
+  const agent = new LeadAgentState({ ...input, ...(input.carried ? { carried: { ...input.carried, agent: carriedAgent } } : {}) });
+  const teamId = input.teamId;
+  let closingNow = false;
+  // Evaluated in validators too, so an Update arriving in the same activation as the decision to
+  // roll over is refused with a retriable TeamRollingOver instead of racing continue-as-new.
+  const closing = (): boolean => closingNow || run.disposeRequested || run.mustRollOver(workflowInfo().continueAsNewSuggested);
+  const gateClosed = (gate: Gate): boolean => (gate === 'team' ? closing() : gate === 'board' ? run.disposeRequested || run.pastHardUpdateCap() : false);
+  const updateId = (): string => currentUpdateInfo()?.id ?? '';
+
+  const ctx: LeadContext = {
+    run,
+    input,
+    teamId,
+    now,
+    closingNow: () => closingNow,
+    forkSeed: () => agent.forkSeed(),
+    memberCheckout: () => ({ cwd: agent.cwd, ...(input.agent?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: input.agent.checkoutTaskQueue } : {}) }),
+  };
+  const roster = createRoster(ctx);
+  const mailbox = createMailbox(ctx, roster);
+  let runner: LeadAgentRunner | undefined;
+  const operations = createLeadOperations(ctx, roster, mailbox, {
+    agentEnabled: agent.enabled,
+    cancelTurn: () => runner?.cancelTurn(),
+    stopSubagents: () => runner?.subagents.stopAll() ?? Promise.resolve(),
+  });
+  runner = new LeadAgentRunner({
+    run,
+    agent,
+    operations,
+    teamId,
+    now,
+    closing: () => closingNow || run.disposeRequested,
+    yieldForRollover: () => closingNow && !run.disposeRequested,
+    stopChild: roster.stopChild,
+  });
+  const leadAgent = runner;
+
+  // ---- every Update, from one table -----------------------------------------------------------
+  for (const operation of operations.operations) {
+    guardedUpdate(
+      operation.definition as UpdateDefinition<unknown, [unknown]>,
+      (request) => operations.execute(operation, request, updateId()),
+      (request) => operations.validate(operation, request, updateId(), gateClosed),
+      typed,
+    );
+  }
+
+  // ---- signals: untrusted, parsed, never thrown from ----------------------------------------
+  const applySignal = (decision: SignalDecision): SignalOutcome => {
+    if (!decision.ok) return decision.ignored;
+    run.apply(decision.events);
+    return 'applied';
+  };
+  const guard: SignalGuard = { ignored: run.ignored, onSignal: () => void (run.signals += 1) };
+  guardedSignal(guard, contract.watchEdgesSignal, edgeWatchSchema, (watch) => applySignal(decideWatch(run.state, watch)));
+  guardedSignal(guard, contract.unwatchEdgesSignal, edgeUnwatchSchema, ({ name, waitId }) => applySignal(decideUnwatch(run.state, name, waitId)));
+  guardedSignal(guard, contract.reportMemberStatusSignal, memberStatusReportSchema, (report) => applySignal(decideStatusReport(run.state, report)));
+  guardedSignal(guard, contract.subagentAnswerSignal, subagentAnswerSchema, (answer) => leadAgent.subagents.recordAnswer(answer));
+  ignoreUnknownSignals(guard);
+
+  // ---- queries -------------------------------------------------------------------------------
+  setHandler(contract.getAgentStateQuery, () => agent.view());
+  setHandler(contract.getTeamViewQuery, () => teamView(run.state.team));
+  setHandler(contract.getTaskQuery, (request?: { taskId: number }) => {
+    const taskId: unknown = typeof request === 'object' && request !== null ? Object.getOwnPropertyDescriptor(request, 'taskId')?.value : undefined;
+    return Number.isSafeInteger(taskId) ? (own(run.state.team.tasks, taskKey(taskId as number)) ?? null) : null;
+  });
+  setHandler(contract.getLiveStatusQuery, () => run.state.liveStatus);
+  setHandler(contract.getLegacyMailboxQuery, () => run.state.legacyMailbox);
+  setHandler(contract.getLeadRunInfoQuery, () => ({
+    runId: workflowInfo().runId,
+    acceptedUpdatesThisRun: run.acceptedUpdates,
+    historyLength: workflowInfo().historyLength,
+    continuedRuns: run.state.continuedRuns,
+    rollingOver: closingNow,
+    ignoredSignals: run.ignored,
+  }));
+
+  // Recovery: provisioning records this run did not create (continue-as-new, reset) are settled
+  // from the child's own persisted state.
+  const recovery = roster.recoverProvisioning();
+
+  // The operator's opening prompt is the first message in the Lead's inbox (first run only).
+  if (agent.enabled && !input.carried) {
+    run.apply(receiveForLead({ messageId: `${teamId}/prompt`, from: OPERATOR, content: input.agent!.prompt, sentAt: now() }));
+  }
+  const agentLoop = agent.enabled ? leadAgent.run() : Promise.resolve();
+  const notifier = mailbox.notifyWatchers();
+
+  await condition(() => run.disposeRequested || run.mustRollOver(workflowInfo().continueAsNewSuggested));
+  closingNow = true;
+  await recovery;
+  // The Lead's own turn finishes first (its waits wake on closingNow), then handlers settle.
+  await agentLoop;
+  await notifier;
+  await condition(allHandlersFinished);
+  if (!run.disposeRequested) {
+    return await continueAsNew<TeamLeadWorkflow>(nextRunInput(input, run, agent));
+  }
+  return { view: teamView(run.state.team) };
+};
+
+/**
+ * The next run's input: everything the run owned, within the payload budget. The first run's
+ * imports (legacy mailbox, fork seed) and the opening prompt are carried as state from now on.
+ * Every carried part is bounded by its own cap; the measured whole is checked here too, and if
+ * it were ever over, the conversation (the only part that can be shortened without losing Team
+ * state) is compacted harder rather than letting the server terminate the Lead.
+ */
+function nextRunInput(input: LeadRunInput, run: LeadRun, agent: LeadAgentState): LeadRunInput {
+  const { legacyMailbox: _imported, forkOf: _forked, ...rest } = input;
+  const next = (conversationBudget?: number): LeadRunInput => ({
+    ...rest,
+    ...(rest.agent ? { agent: { ...rest.agent, prompt: DELIVERED_PROMPT } } : {}),
+    maxMembers: run.state.team.maxMembers,
+    carried: { ...run.state, continuedRuns: run.state.continuedRuns + 1, ...(agent.enabled ? { agent: agent.carry(conversationBudget) } : {}) },
+  });
+  return carriedWithinBudget(next, (bytes) => log.warn('carried state over its budget; compacting the conversation harder', { bytes, budget: PAYLOAD_BUDGET_BYTES }));
+}
+
+/** Stands in for the opening prompt on continued runs: it was delivered to the Lead's inbox on the first run. */
+const DELIVERED_PROMPT = '[delivered on the first run]';
