@@ -56,7 +56,7 @@ export function mutationResult(state: TeamState, taskId: number): TaskMutationRe
  * task is the only one its events change). Other commands change only fixed-size fields, so the
  * carried board stays within BOARD_BUDGET_BYTES plus a small, bounded slack.
  */
-export function boardFullProblem(state: TeamState, command: TaskCommand, events: readonly TeamEvent[]): string | null {
+export function boardFullProblem(state: TeamState, command: TaskCommand, events: readonly TeamEvent[], budget: number = BOARD_BUDGET_BYTES): string | null {
   if (command.kind !== 'createTask' && command.kind !== 'editTask') return null;
   const tasks = Object.values(state.tasks);
   if (command.kind === 'createTask' && tasks.filter((t) => !t.deleted).length + 1 > MAX_BOARD_TASKS) {
@@ -70,6 +70,6 @@ export function boardFullProblem(state: TeamState, command: TaskCommand, events:
   // A new entry in a non-empty record adds a separating comma too.
   const comma = before === undefined && tasks.length > 0 ? 1 : 0;
   const bytes = jsonBytes(state.tasks) + jsonBytes(alone(after)) - jsonBytes(alone(before)) + comma;
-  if (bytes <= BOARD_BUDGET_BYTES) return null;
-  return `this ${command.kind} would bring the board to ${bytes} bytes, over its budget of ${BOARD_BUDGET_BYTES}; delete finished tasks or shorten descriptions and write scopes, then retry`;
+  if (bytes <= budget) return null;
+  return `this ${command.kind} would bring the board to ${bytes} bytes, over its budget of ${budget}; delete finished tasks or shorten descriptions and write scopes, then retry`;
 }
