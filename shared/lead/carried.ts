@@ -2,7 +2,7 @@
  * The Lead's continue-as-new state: internal to the Lead workflow, not part of the wire contract
  * (shared/contract/lead.ts).
  */
-import type { AgentStatus, ConversationEntry, LiveStatus, SubagentAnswer, TeamLeadInput } from '../contract';
+import type { AgentStatus, ConversationEntry, SubagentAnswer, TeamLeadInput } from '../contract';
 import type { CarriedLeadStateV1, LeadState } from './state';
 
 /**
