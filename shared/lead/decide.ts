@@ -6,7 +6,7 @@
  * refused.
  */
 import { own } from '../own';
-import type { LiveStatus } from '../definitions';
+import type { LiveStatus } from '../contract';
 import type { InboxMessage } from '../inbox';
 import type { JsonValue } from '../json';
 import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../limits';

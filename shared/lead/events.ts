@@ -2,7 +2,7 @@
  * The closed union of everything that changes the Lead's state: the Team's own events (roster and
  * board, shared/team/events.ts) and the Lead's mailbox, delivery, status, watch and memory events.
  */
-import type { LiveStatus } from '../definitions';
+import type { LiveStatus } from '../contract';
 import type { InboxMessage } from '../inbox';
 import type { TeamEvent } from '../team';
 import type { EdgeKind } from '../teamEdges';

@@ -4,7 +4,7 @@
  * watches, and the Updates it remembers for retries. It changes only through `applyLead`
  * (apply.ts) and is carried across continue-as-new as it is.
  */
-import type { LiveStatus } from '../definitions';
+import type { LiveStatus } from '../contract';
 import type { InboxState } from '../inbox';
 import { emptyInbox } from '../inbox';
 import type { LegacyMailbox, TeamState } from '../team';

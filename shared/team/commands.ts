@@ -3,7 +3,7 @@ import { TASK_STATUSES } from './task';
 
 /**
  * Zod schemas for every Team command body. These are the wire payloads of the Lead's Updates
- * (plus the runtime-supplied `caller`, see shared/definitions.ts). Strict: unknown keys are errors,
+ * (plus the runtime-supplied `caller`, see shared/contract/lead.ts). Strict: unknown keys are errors,
  * so a typo never silently drops a field.
  */
 export const MAX_SUBJECT_LENGTH = 200;

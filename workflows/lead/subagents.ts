@@ -109,10 +109,10 @@ export class LeadSubagents {
 
   /** Open subagents to stop at disposal. */
   async stopAll(): Promise<void> {
-    const { agent, stopChild } = this.deps;
+    const { agent } = this.deps;
     for (const [agentId, record] of Object.entries(agent.subagents)) {
       if (record.closed) continue;
-      await stopChild(record.workflowId);
+      await this.deps.stopChild(record.workflowId);
       agent.subagents = { ...agent.subagents, [agentId]: { ...record, closed: true } };
     }
   }

@@ -52,13 +52,13 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   };
   const roster = createRoster(ctx);
   const mailbox = createMailbox(ctx, roster);
-  let runner: LeadAgentRunner | undefined;
+  // The runner is created below; disposal (the only caller of these hooks) comes after.
   const operations = createLeadOperations(ctx, roster, mailbox, {
     agentEnabled: agent.enabled,
-    cancelTurn: () => runner?.cancelTurn(),
-    stopSubagents: () => runner?.subagents.stopAll() ?? Promise.resolve(),
+    cancelTurn: () => leadAgent.cancelTurn(),
+    stopSubagents: () => leadAgent.subagents.stopAll(),
   });
-  runner = new LeadAgentRunner({
+  const leadAgent = new LeadAgentRunner({
     run,
     agent,
     operations,
@@ -68,7 +68,6 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
     yieldForRollover: () => closingNow && !run.disposeRequested,
     stopChild: roster.stopChild,
   });
-  const leadAgent = runner;
 
   // ---- every Update, from one table -----------------------------------------------------------
   for (const operation of operations.operations) {
