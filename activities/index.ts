@@ -14,9 +14,6 @@ export interface ActivityDependencies {
   client: Client;
 }
 
-/** Temporary, for workflows/leadOperations.ts until the Lead rewrite lands: workflows take these from shared/contract. */
-export type { ReconcileOutcome, TeamActivities };
-
 export function createActivities({ client }: ActivityDependencies): TeamActivities {
   /** Waits until a workflow has closed (any status); false if it does not exist. */
   async function awaitClosed(workflowId: string): Promise<boolean> {

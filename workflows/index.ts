@@ -1,3 +1,3 @@
 export { teamLead } from './lead/teamLead';
-export { teammate } from './teammate';
-export { subagent } from './subagent';
+export { teammate } from './session/teammate';
+export { subagent } from './session/subagent';

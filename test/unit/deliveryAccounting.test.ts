@@ -8,7 +8,7 @@ import type { TeammateInput } from '../../shared/contract';
 import { MEMBER_INBOX_BUDGET_BYTES } from '../../shared/limits';
 import type { LeadDecision, LeadEvent, LeadState, SignalDecision } from '../../shared/lead';
 import { applyLeadAll, busyMembers as busy, decideInboxRoom, decideSettle, decideSpawnTeammate, decideStatusReport, emptyLeadState, messageBytes, parseSpawn } from '../../shared/lead';
-import { TeammateRun } from '../../workflows/teammateRun';
+import { SessionRun } from '../../workflows/session/sessionRun';
 
 const NOW = '2026-11-30T00:00:00.000Z';
 
@@ -37,7 +37,7 @@ class Lead {
 }
 const busyMembers = (lead: Lead): string[] => busy(lead.state);
 
-function team(): { lead: Lead; mate: TeammateRun } {
+function team(): { lead: Lead; mate: SessionRun } {
   const lead = new Lead();
   lead.apply(decideSpawnTeammate(lead.state, parseSpawn({ caller: 'lead', name: 'mate', message: 'start' }), NOW));
   const member = lead.state.team.members.mate!;
@@ -48,17 +48,17 @@ function team(): { lead: Lead; mate: TeammateRun } {
     seed: [],
     initialMessage: { messageId: `${member.workflowId}/initial`, from: 'lead', content: 'start', sentAt: NOW, relaySeq: 1 },
   };
-  return { lead, mate: new TeammateRun(input) };
+  return { lead, mate: new SessionRun(input, 'teammate') };
 }
 
 /** The Lead relays (ops.send): reserve, then the target records the signal. */
-function relay(lead: Lead, mate: TeammateRun, messageId: string, content: unknown = 'hi'): void {
+function relay(lead: Lead, mate: SessionRun, messageId: string, content: unknown = 'hi'): void {
   const relaySeq = lead.beginRelay('mate', messageBytes(content as string));
   mate.deliver({ messageId, from: 'lead', content, sentAt: NOW, relaySeq });
 }
 
-/** The member's status report (memberSession's report()). */
-function report(lead: Lead, mate: TeammateRun, status: 'running' | 'idle'): void {
+/** The member's status report (session.ts's report()). */
+function report(lead: Lead, mate: SessionRun, status: 'running' | 'idle'): void {
   mate.reportedSettled = mate.settled;
   lead.reportStatus({ name: 'mate', status, consumed: mate.inbox.consumed, settled: mate.settled });
 }
@@ -88,7 +88,7 @@ test('a duplicate message id dropped by the member is settled on its word: the L
   relay(lead, mate, 'same-id'); // recorded before: dropped by the member
   expect(mate.hasPending()).toBe(false);
   expect(busyMembers(lead)).toEqual(['mate']);
-  expect(mate.hasUnreportedSettlements()).toBe(true); // memberSession reports idle for it
+  expect(mate.hasUnreportedSettlements()).toBe(true); // session.ts reports idle for it
   report(lead, mate, 'idle');
   expect(busyMembers(lead)).toEqual([]);
 });

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import * as limits from '../../shared/limits';
 import type { TeammateRunInput } from '../../shared/session/carried';
 import { SEEN_WINDOW, emptyInbox, receive, takePending } from '../../shared/inbox';
-import { TeammateRun, nextSessionInput } from '../../workflows/teammateRun';
+import { SessionRun, nextSessionInput } from '../../workflows/session/sessionRun';
 
 describe('byte measure', () => {
   it('utf8Length equals Buffer.byteLength for any string, lone surrogates included', () => {
@@ -83,7 +83,7 @@ describe('carried inbox and session state at their maxima', () => {
   it("a teammate's next-run input stays within the payload budget with a full inbox, seen ids and a huge conversation", () => {
     const initialMessage = { messageId: 't/teammate/a/initial', from: 'lead', content: 'x'.repeat(limits.MAX_MESSAGE_BYTES - 10), sentAt: 't', relaySeq: 1 };
     const input: TeammateRunInput = { descriptor: { teamId: 't', name: 'a', context: 'fork', initialMessageId: initialMessage.messageId }, model: null, seed: [], initialMessage };
-    const mate = new TeammateRun(input);
+    const mate = new SessionRun(input, 'teammate');
     mate.beginTurn();
     // A full inbox: deliveries until the member refuses more.
     for (let n = 0; mate.inbox.pending.length < 200 && n < 200; n++) mate.deliver({ messageId: astralId(n), from: 'lead', content: 'y'.repeat(60_000), sentAt: 't', relaySeq: n + 2 });

@@ -7,19 +7,17 @@
  */
 import { ApplicationFailure, CancellationScope, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
-import { dispatchByName, runSubagentToolCall, runTeamToolCall } from '../../shared/agent/dispatch';
-import { runAgentTurn } from '../../shared/agent/loop';
-import { identityText } from '../../shared/agent/policy';
-import { policyOf, toolsetOf } from '../../shared/agent/profiles';
+import { runSubagentToolCall, runTeamToolCall } from '../../shared/agent/dispatch';
+import { toolsetOf } from '../../shared/agent/profiles';
 import type { TeamToolContext } from '../../shared/agent/teamTools';
 import type { AgentStatus, Attributed, ConversationEntry } from '../../shared/contract';
 import { errorMessage } from '../../shared/errors';
 import { takePending } from '../../shared/inbox';
 import { REQUIRED_WORK_WAIT_MS, busyMembers, nextStepAfterReply, receiveForLead } from '../../shared/lead';
-import type { ToolCall } from '../../shared/model';
 import { LEAD, teamView } from '../../shared/team';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
-import { models, runWorkToolCall, workTools } from '../agentActivities';
+import { workTools } from '../common/agentActivities';
+import { runSessionTurn } from '../common/agentTurn';
 import type { LeadAgentState } from './agentState';
 import type { LeadRun } from './leadRun';
 import type { LeadOperations } from './operations';
@@ -101,21 +99,21 @@ export class LeadAgentRunner {
     this.turnScope = new CancellationScope();
     try {
       const result = await this.turnScope.run(() =>
-        runAgentTurn({
+        runSessionTurn({
           conversation: agent.conversation,
           turn,
           teamId,
+          name: LEAD,
+          role: 'lead',
+          toolset,
+          model: agent.options?.model ?? null,
+          session: agent,
+          checkout,
+          opIdPrefix: `${teamId}/lead/turn-${turn}`,
+          team: (c, id) => runTeamToolCall(c, this.teamContext(id)),
+          subagent: (c, id) => runSubagentToolCall(c, this.subagents.context(id)),
           ...(resume ? { firstStep: resume.step } : {}),
           shouldYield: this.deps.yieldForRollover,
-          system: `${policyOf(toolset)}\n\n${identityText({ teamId, name: LEAD, role: 'lead', cwd: agent.cwd })}`,
-          opIdPrefix: `${teamId}/lead/turn-${turn}`,
-          callModel: (chat) => models.callModel({ model: agent.options?.model ?? null, toolset, messages: chat }),
-          dispatch: (call: ToolCall, opId: string) =>
-            dispatchByName(toolset, call, opId, {
-              work: (c) => runWorkToolCall(checkout, c, agent),
-              team: (c, id) => runTeamToolCall(c, this.teamContext(id)),
-              subagent: (c, id) => runSubagentToolCall(c, this.subagents.context(id)),
-            }),
         }),
       );
       if (result.yieldedAtStep !== undefined) {

@@ -12,7 +12,7 @@ import type { SubagentRecord } from '../../shared/lead/carried';
 import { own } from '../../shared/own';
 import { MAX_SUBAGENTS, SUBAGENT_ANSWERS_KEPT, SUBAGENT_ANSWER_MAX_BYTES, utf8Length } from '../../shared/limits';
 import { LEAD } from '../../shared/team';
-import type { SignalOutcome } from '../handlerGuards';
+import type { SignalOutcome } from '../common/handlerGuards';
 import type { LeadAgentState } from './agentState';
 import { startSessionChild } from './children';
 

@@ -2,7 +2,7 @@
  * The session loop of a continuable child (a teammate, or an ordinary subagent): wait for inbox
  * items, run one agent turn over everything pending, repeat; roll over at a turn boundary. The
  * Lead's interrupt cancels the current turn only; cancelling the workflow (disposal, close_agent)
- * ends it. Logic lives in TeammateRun (inbox, conversation) and shared/agent (prompt, loop, tools).
+ * ends it. Logic lives in SessionRun (sessionRun.ts: inbox, conversation) and shared/agent (prompt, loop, tools).
  */
 import {
   CancellationScope,
@@ -14,20 +14,20 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { dispatchByName, runTeamToolCall, unknownToolResult } from '../shared/agent/dispatch';
-import { waitAgentTool } from '../shared/agent/teamTools';
-import { runAgentTurn } from '../shared/agent/loop';
-import { identityText } from '../shared/agent/policy';
-import { policyOf, type Toolset } from '../shared/agent/profiles';
-import * as defs from '../shared/contract';
-import type { LiveStatus, TeammateStateView } from '../shared/contract';
-import type { TeammateRunInput } from '../shared/session/carried';
-import { asToolResult, memberTeamTools, models, runWorkToolCall, workTools } from './agentActivities';
-import { waitInMemberWorkflow } from './memberWait';
-import { TeammateRun, nextSessionInput } from './teammateRun';
-import { MAX_STATUS_TEXT_LENGTH } from '../shared/limits';
-import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from './handlerGuards';
-import { edgeNotificationSchema, interruptTurnSchema } from '../shared/signalPayloads';
+import { runTeamToolCall, unknownToolResult } from '../../shared/agent/dispatch';
+import { waitAgentTool } from '../../shared/agent/teamTools';
+import type { Toolset } from '../../shared/agent/profiles';
+import * as defs from '../../shared/contract';
+import type { LiveStatus, TeammateStateView } from '../../shared/contract';
+import type { TeammateRunInput } from '../../shared/session/carried';
+import { asToolResult, memberTeamTools, workTools } from '../common/agentActivities';
+import { runSessionTurn } from '../common/agentTurn';
+import { waitInMemberWorkflow } from './wait';
+import { SessionRun, nextSessionInput, type SessionRole } from './sessionRun';
+import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
+import { errorMessage } from '../../shared/errors';
+import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from '../common/handlerGuards';
+import { edgeNotificationSchema, interruptTurnSchema } from '../../shared/signalPayloads';
 
 /**
  * Every turn runs the agent loop. Histories recorded while the pre-agent-loop turn still existed
@@ -37,7 +37,7 @@ import { edgeNotificationSchema, interruptTurnSchema } from '../shared/signalPay
 export const AGENT_LOOP_PATCH = 'agent-loop-v1';
 
 export interface SessionHooks {
-  role: 'teammate' | 'subagent';
+  role: SessionRole;
   toolset: Toolset;
   /** Live status for whoever tracks this session (advisory; failures are swallowed by the hook). */
   report(status: LiveStatus, turn: number, consumed: number, settled: number): Promise<void>;
@@ -46,8 +46,7 @@ export interface SessionHooks {
 }
 
 export async function runSession(input: TeammateRunInput, hooks: SessionHooks): Promise<TeammateStateView> {
-  const mate = new TeammateRun(input);
-  mate.markTeamRecords = hooks.role === 'teammate';
+  const mate = new SessionRun(input, hooks.role);
   const { teamId, name } = input.descriptor;
   const checkout = workTools(input.checkoutTaskQueue ?? workflowInfo().taskQueue);
   let turnScope: CancellationScope | undefined;
@@ -78,23 +77,23 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
   };
 
   const agentTurn = async (turn: number): Promise<void> => {
-    await runAgentTurn({
+    await runSessionTurn({
       conversation: mate.conversation,
       turn,
       teamId,
-      system: `${policyOf(hooks.toolset)}\n\n${identityText({ teamId, name, role: hooks.role, cwd: mate.cwd })}`,
+      name,
+      role: hooks.role,
+      toolset: hooks.toolset,
+      model: input.model,
+      session: mate,
+      checkout,
       opIdPrefix: `${workflowInfo().workflowId}/turn-${turn}`,
-      callModel: (messages) => models.callModel({ model: input.model, toolset: hooks.toolset, messages }),
-      dispatch: (call, opId) =>
-        dispatchByName(hooks.toolset, call, opId, {
-          work: (c) => runWorkToolCall(checkout, c, mate),
-          // Attributed by this workflow's identity; the opId doubles as the Update id (and message id).
-          team: (c, id) =>
-            c.name === waitAgentTool.name
-              ? runTeamToolCall(c, waitInMemberWorkflow(mate, teamId, name, id))
-              : asToolResult(() => memberTeamTools.runTeamTool({ teamId, caller: name, call: c, opId: id }), c),
-          subagent: (c) => Promise.resolve(unknownToolResult(hooks.toolset, c.name)),
-        }),
+      // Attributed by this workflow's identity; the opId doubles as the Update id (and message id).
+      team: (c, id) =>
+        c.name === waitAgentTool.name
+          ? runTeamToolCall(c, waitInMemberWorkflow(mate, teamId, name, id))
+          : asToolResult(() => memberTeamTools.runTeamTool({ teamId, caller: name, call: c, opId: id }), c),
+      subagent: (c) => Promise.resolve(unknownToolResult(hooks.toolset, c.name)),
     });
   };
 
@@ -124,7 +123,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
         } else if (isCancellation(error)) {
           throw error; // the whole session is being stopped
         } else {
-          mate.endTurn({ failed: (error instanceof Error ? error.message : String(error)).slice(0, MAX_STATUS_TEXT_LENGTH) });
+          mate.endTurn({ failed: errorMessage(error).slice(0, MAX_STATUS_TEXT_LENGTH) });
         }
       } finally {
         turnScope = undefined;

@@ -7,9 +7,10 @@
 import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure, defineSignal, isCancellation, setDefaultSignalHandler, setHandler } from '@temporalio/workflow';
 import type { z } from 'zod';
-import type { IgnoredSignals } from '../shared/signalPayloads';
-import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../shared/limits';
-export { noIgnoredSignals, type IgnoredSignals } from '../shared/signalPayloads';
+import type { IgnoredSignals } from '../../shared/signalPayloads';
+import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
+import { errorMessage } from '../../shared/errors';
+export { noIgnoredSignals, type IgnoredSignals } from '../../shared/signalPayloads';
 
 /** What a handler did with a signal it parsed. */
 export type SignalOutcome = 'applied' | 'nonMember' | 'unknownKey';
@@ -112,7 +113,7 @@ export const TYPED_UPDATE_FAILURES_PATCH = 'typed-update-failures-v1';
 
 function typedFailure(error: unknown): Error {
   if (error instanceof ApplicationFailure || isCancellation(error)) return error as Error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return ApplicationFailure.create({
     type: TEAM_INTERNAL_ERROR,
     message: `the Lead could not handle this call (${message.slice(0, 500)}); this is a bug: report it with the Team id, and check the Team's state before retrying`,

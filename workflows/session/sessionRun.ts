@@ -1,24 +1,27 @@
 /**
- * A teammate's in-run logic: its inbox (each message id recorded once), its conversation, and the
- * bookkeeping of turns and interrupts. No Temporal calls here; teammate.ts wires it.
+ * A session's in-run logic (a teammate's, or an ordinary subagent's): its inbox (each message id
+ * recorded once), its conversation, and the bookkeeping of turns and interrupts. No Temporal calls
+ * here; session.ts wires it.
  */
-import type { ConversationEntry, LiveStatus, TeammateStateView } from '../shared/contract';
-import type { CarriedTeammateState, TeammateRunInput } from '../shared/session/carried';
-import type { InboxMessage, InboxState } from '../shared/inbox';
-import { emptyInbox, receive, takePending } from '../shared/inbox';
-import { carriedWithinBudget, compactConversationOrDrop } from '../shared/agent/budget';
-import { jsonProblem } from '../shared/json';
-import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../shared/limits';
-import { noIgnoredSignals, type IgnoredSignals } from '../shared/signalPayloads';
-import { MAX_MEMBER_NAME_LENGTH } from '../shared/team/roster';
-import type { TeamEdge } from '../shared/teamEdges';
+import type { ConversationEntry, LiveStatus, TeammateStateView } from '../../shared/contract';
+import type { CarriedTeammateState, TeammateRunInput } from '../../shared/session/carried';
+import type { InboxMessage, InboxState } from '../../shared/inbox';
+import { emptyInbox, receive, takePending } from '../../shared/inbox';
+import { deliveryProblem, relaySeqOf } from '../../shared/session/delivery';
+import { carriedWithinBudget, compactConversationOrDrop } from '../../shared/agent/budget';
+import { MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
+import { noIgnoredSignals, type IgnoredSignals } from '../../shared/signalPayloads';
+import type { TeamEdge } from '../../shared/teamEdges';
 
 /** Signals handled per run before continuing as new; the server allows 10,000 per run. */
 export const MAX_SIGNALS_PER_RUN = 5_000;
 /** Turns per run before continuing as new, unless the input says otherwise. */
 export const DEFAULT_MAX_TURNS_PER_RUN = 500;
 
-export class TeammateRun {
+/** Who a session is: a teammate's inbox messages are Team records, an ordinary subagent's are not. */
+export type SessionRole = 'teammate' | 'subagent';
+
+export class SessionRun {
   inbox: InboxState;
   conversation: ConversationEntry[];
   turns: number;
@@ -35,8 +38,6 @@ export class TeammateRun {
   /** The wait_agent in progress (its watch id) and the edge the Lead notified for it. */
   currentWaitId: string | null = null;
   notifiedEdge: TeamEdge | null = null;
-  /** Teammates' inbox messages are Team records; an ordinary subagent's are not. */
-  markTeamRecords = true;
   /** Relayed messages settled (taken into a turn or dropped), and how many of those the Lead has been told. */
   settled: number;
   reportedSettled = 0;
@@ -44,7 +45,10 @@ export class TeammateRun {
   /** Bytes of the messages waiting in the inbox. */
   private pendingBytes: number;
 
-  constructor(readonly input: TeammateRunInput) {
+  constructor(
+    readonly input: TeammateRunInput,
+    readonly role: SessionRole,
+  ) {
     const carried = input.carried;
     this.conversation = carried?.conversation ?? [...input.seed];
     this.turns = carried?.turns ?? 0;
@@ -118,7 +122,7 @@ export class TeammateRun {
     this.interruptRequested = false;
     this.status = 'running';
     // Messages from the Team are Team records: a fork of a root drops them with the ancestor's Team.
-    for (const m of messages) this.conversation.push({ role: 'user', messageId: m.messageId, from: m.from, content: m.content, turn: this.turns, ...(this.markTeamRecords ? { teamId: this.input.descriptor.teamId } : {}) });
+    for (const m of messages) this.conversation.push({ role: 'user', messageId: m.messageId, from: m.from, content: m.content, turn: this.turns, ...(this.role === 'teammate' ? { teamId: this.input.descriptor.teamId } : {}) });
     return { turn: this.turns, messages };
   }
 
@@ -161,37 +165,11 @@ export class TeammateRun {
   }
 }
 
-/** Structural check of a delivery envelope; the content is inspected, never rebuilt. */
-export function deliveryProblem(message: unknown): string | null {
-  if (typeof message !== 'object' || message === null) return 'a delivery must be an object';
-  const m = message as Record<string, unknown>;
-  const field = (key: string): unknown => Object.getOwnPropertyDescriptor(m, key)?.value;
-  const messageId = field('messageId');
-  const from = field('from');
-  const sentAt = field('sentAt');
-  const relaySeq = field('relaySeq');
-  if (typeof messageId !== 'string' || messageId.length === 0 || messageId.length > MAX_ID_LENGTH) return `messageId must be a string of 1-${MAX_ID_LENGTH} characters`;
-  if (typeof from !== 'string' || from.length === 0 || from.length > MAX_MEMBER_NAME_LENGTH) return 'from must name the sender';
-  if (typeof sentAt !== 'string' || sentAt.length > 64) return 'sentAt must be a timestamp';
-  if (relaySeq !== undefined && !(Number.isSafeInteger(relaySeq) && (relaySeq as number) > 0)) return 'relaySeq must be a positive integer';
-  const content: unknown = field('content');
-  const problem = jsonProblem(content);
-  if (problem) return problem;
-  const bytes = jsonBytes(content);
-  return bytes > MAX_MESSAGE_BYTES ? `content is ${bytes} bytes, over the ${MAX_MESSAGE_BYTES}-byte message limit` : null;
-}
-
-function relaySeqOf(message: unknown): number | undefined {
-  if (typeof message !== 'object' || message === null) return undefined;
-  const value: unknown = Object.getOwnPropertyDescriptor(message, 'relaySeq')?.value;
-  return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
-}
-
 /**
  * The next run's input: the carried state, without the first run's seed and initial message (they
  * are in the carried conversation and inbox by now), measured, with the conversation compacted to
  * the room the rest leaves if it were ever over the payload budget.
  */
-export function nextSessionInput(input: TeammateRunInput, mate: TeammateRun): TeammateRunInput {
+export function nextSessionInput(input: TeammateRunInput, mate: SessionRun): TeammateRunInput {
   return carriedWithinBudget((budget?: number): TeammateRunInput => ({ ...input, seed: [], initialMessage: { ...input.initialMessage, content: null }, carried: mate.carry(budget) }));
 }

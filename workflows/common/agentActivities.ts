@@ -3,9 +3,9 @@
  * their retry, timeout and cancellation behaviour. Shared by the Lead and member workflows.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { ModelActivities, TeamActivities, WorkToolActivities } from '../shared/contract';
-import type { DispatchResult } from '../shared/agent/loop';
-import type { ToolCall } from '../shared/model';
+import type { ModelActivities, TeamActivities, WorkToolActivities } from '../../shared/contract';
+import type { DispatchResult } from '../../shared/agent/loop';
+import type { ToolCall } from '../../shared/model';
 
 /**
  * Model calls: the only retry layer (a provider makes one HTTP request per attempt). Rate limits,

@@ -2,15 +2,15 @@
  * A teammate: a child workflow of the Lead with the reserved id `<teamId>/teammate/<name>`. It
  * owns its inbox (deliveries are signals, recorded once per message id) and runs one agent turn
  * at a time over whatever is pending, with the Team profile's tools. It reports its live status to
- * the Lead. The session loop lives in memberSession.ts.
+ * the Lead. the session loop lives in session.ts.
  */
 import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import { teammateWorkflowId } from '../shared/team';
-import { parseSessionInput } from './workflowInputs';
-import * as defs from '../shared/contract';
-import type { Implements, TeammateStateView, TeammateWorkflow } from '../shared/contract';
-import type { TeammateRunInput } from '../shared/session/carried';
-import { runSession } from './memberSession';
+import { teammateWorkflowId } from '../../shared/team';
+import { parseSessionInput } from '../common/workflowInputs';
+import * as defs from '../../shared/contract';
+import type { Implements, TeammateStateView, TeammateWorkflow } from '../../shared/contract';
+import type { TeammateRunInput } from '../../shared/session/carried';
+import { runSession } from './session';
 
 export async function teammate(rawInput: TeammateRunInput): Promise<TeammateStateView> {
   const input = parseSessionInput('teammate', rawInput, workflowInfo().workflowId, teammateWorkflowId);

@@ -6,12 +6,12 @@
  */
 import type { UpdateDefinition } from '@temporalio/common';
 import { CancellationScope, condition, getExternalWorkflowHandle } from '@temporalio/workflow';
-import type { TeamToolContext } from '../shared/agent/teamTools';
-import * as defs from '../shared/contract';
-import type { TeamEdge } from '../shared/teamEdges';
-import type { TeammateRun } from './teammateRun';
+import type { TeamToolContext } from '../../shared/agent/teamTools';
+import * as defs from '../../shared/contract';
+import type { TeamEdge } from '../../shared/teamEdges';
+import type { SessionRun } from './sessionRun';
 
-export function waitInMemberWorkflow(mate: TeammateRun, teamId: string, name: string, waitId: string): TeamToolContext {
+export function waitInMemberWorkflow(mate: SessionRun, teamId: string, name: string, waitId: string): TeamToolContext {
   return {
     caller: name,
     update: async <Ret, Req extends defs.Attributed>(definition: UpdateDefinition<Ret, [Req]>, body: Omit<Req, 'caller'>): Promise<Ret> => {

@@ -4,11 +4,11 @@
  * session that started it, which owns it (send_input, wait_agent, close_agent).
  */
 import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import * as defs from '../shared/contract';
-import type { Implements, SubagentWorkflow, TeammateStateView } from '../shared/contract';
-import type { TeammateRunInput } from '../shared/session/carried';
-import { runSession } from './memberSession';
-import { parseSessionInput } from './workflowInputs';
+import * as defs from '../../shared/contract';
+import type { Implements, SubagentWorkflow, TeammateStateView } from '../../shared/contract';
+import type { TeammateRunInput } from '../../shared/session/carried';
+import { runSession } from './session';
+import { parseSessionInput } from '../common/workflowInputs';
 
 export async function subagent(rawInput: TeammateRunInput): Promise<TeammateStateView> {
   // A subagent's id is <teamId>/subagent/<n> and its name subagent-<n>.

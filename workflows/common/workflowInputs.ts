@@ -7,14 +7,15 @@
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import { z } from 'zod';
-import { CARRIED_CONVERSATION_BUDGET } from '../shared/agent/budget';
-import { PROFILE_NAMES } from '../shared/contract';
-import type { LeadRunInput } from '../shared/lead/carried';
-import type { TeammateRunInput } from '../shared/session/carried';
-import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MAX_TEAM_ID_LENGTH, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../shared/limits';
-import { MAX_MEMBER_NAME_LENGTH } from '../shared/team/roster';
-import { jsonProblem } from '../shared/json';
-import { deliveryProblem } from './teammateRun';
+import { CARRIED_CONVERSATION_BUDGET } from '../../shared/agent/budget';
+import { PROFILE_NAMES } from '../../shared/contract';
+import type { LeadRunInput } from '../../shared/lead/carried';
+import type { TeammateRunInput } from '../../shared/session/carried';
+import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MAX_TEAM_ID_LENGTH, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
+import { MAX_MEMBER_NAME_LENGTH } from '../../shared/team/roster';
+import { jsonProblem } from '../../shared/json';
+import { deliveryProblem } from '../../shared/session/delivery';
+import { errorMessage } from '../../shared/errors';
 
 export const INVALID_WORKFLOW_INPUT = 'InvalidWorkflowInput';
 /** The largest roster a Lead may be started with (each member adds a child and its status to the carried state). */
@@ -88,7 +89,7 @@ function typedOnly<T>(workflow: string, check: () => T): T {
     return check();
   } catch (error) {
     if (error instanceof ApplicationFailure) throw error;
-    throw invalid(workflow, `it could not be checked (${error instanceof Error ? error.message : String(error)})`);
+    throw invalid(workflow, `it could not be checked (${errorMessage(error)})`);
   }
 }
 

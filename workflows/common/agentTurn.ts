@@ -1,0 +1,55 @@
+/**
+ * One agent turn of any session (the Lead, a teammate, an ordinary subagent): its system prompt
+ * (the toolset's policy and who it is), the model call on the models queue, and tool calls
+ * dispatched by name: work tools on the checkout's queue in the session's directory, Team and
+ * subagent tools as the session supplies them.
+ */
+import { dispatchByName } from '../../shared/agent/dispatch';
+import type { AgentTurnResult, DispatchResult } from '../../shared/agent/loop';
+import { runAgentTurn } from '../../shared/agent/loop';
+import { identityText } from '../../shared/agent/policy';
+import { policyOf, type Toolset } from '../../shared/agent/profiles';
+import type { ConversationEntry, WorkToolActivities } from '../../shared/contract';
+import type { ToolCall } from '../../shared/model';
+import { models, runWorkToolCall } from './agentActivities';
+
+export interface SessionTurn {
+  conversation: ConversationEntry[];
+  turn: number;
+  teamId: string;
+  name: string;
+  role: 'lead' | 'teammate' | 'subagent';
+  toolset: Toolset;
+  /** null: the provider's default model. */
+  model: string | null;
+  /** The session's working directory; bash's `cd` moves only this session's. */
+  session: { cwd: string };
+  checkout: WorkToolActivities;
+  /** Prefix of the turn's deterministic operation ids. */
+  opIdPrefix: string;
+  team(call: ToolCall, opId: string): Promise<DispatchResult>;
+  subagent(call: ToolCall, opId: string): Promise<DispatchResult>;
+  firstStep?: number;
+  shouldYield?: () => boolean;
+}
+
+/** Not async on purpose: awaiting it is awaiting the turn itself, with no extra promise step to reorder commands. */
+export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {
+  return runAgentTurn({
+    conversation: t.conversation,
+    turn: t.turn,
+    teamId: t.teamId,
+    ...(t.firstStep !== undefined ? { firstStep: t.firstStep } : {}),
+    ...(t.shouldYield ? { shouldYield: t.shouldYield } : {}),
+    system: `${policyOf(t.toolset)}\n\n${identityText({ teamId: t.teamId, name: t.name, role: t.role, cwd: t.session.cwd })}`,
+    opIdPrefix: t.opIdPrefix,
+    callModel: (messages) => models.callModel({ model: t.model, toolset: t.toolset, messages }),
+    dispatch: (call, opId) =>
+      dispatchByName(t.toolset, call, opId, {
+        work: (c) => runWorkToolCall(t.checkout, c, t.session),
+        team: (c, id) => t.team(c, id),
+        subagent: (c, id) => t.subagent(c, id),
+      }),
+  });
+}
+
