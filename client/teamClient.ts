@@ -350,9 +350,9 @@ export class TeamClient {
   }
 
   /**
-   * Waits for the Lead agent's final answer without polling: each round first registers a durable
-   * `waitForEdge` (the Lead has admitted it when this returns), then reads `getAgentState`, so
-   * any change after that read wakes the wait. Resolves with the view once the status is
+   * Waits for the Lead agent's final answer without polling: it reads `getAgentState`; then each
+   * round registers a durable `waitForEdge` (the Lead has admitted it when that returns) and reads
+   * again, so any change after that second read wakes the wait. Resolves with the view once the status is
    * `answered` with a final answer (after `afterMessageId`, when given); rejects with
    * LeadAnswerTimeout after `timeoutMs`, NoLeadAgent if the Lead is not an agent, TeamClosed if
    * the Team finished unanswered, TeamCallTimedOut if the Lead stops answering the reads or waits

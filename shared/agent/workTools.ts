@@ -1,7 +1,7 @@
 /**
  * Work tools: what a member uses on the shared checkout (read, write, edit files, run bash).
  * Pure contracts only (names, model-facing descriptions, zod input and result schemas, limits);
- * the activities in activities/workTools.ts bind them with `defineTool` and run them on disk.
+ * the activities in activities/tools/ bind them with `defineTool` and run them on disk.
  *
  * Concurrency contract: every file read returns `version`, the sha256 of the file's bytes; writes
  * and edits must pass the version they are based on and fail with StaleVersion when the file has
