@@ -53,8 +53,8 @@ export class LeadAgentRunner {
 
   private setStatus(status: AgentStatus): void {
     const { agent, run } = this.deps;
-    if (agent.status === status) return;
-    agent.status = status;
+    if (agent.state.status === status) return;
+    agent.state.status = status;
     // An edge like any member's status change: waitForEdge wakes, so callers follow the Lead without polling.
     run.apply([{ type: 'leadStatusChanged', status }]);
   }
@@ -95,19 +95,19 @@ export class LeadAgentRunner {
       turn = agent.beginTurn(messages, teamId);
     }
     this.setStatus('running');
-    agent.lastError = null;
+    agent.state.lastError = null;
     this.turnScope = new CancellationScope();
     try {
       const result = await this.turnScope.run(() =>
         runSessionTurn({
-          conversation: agent.conversation,
+          conversation: agent.state.conversation,
           turn,
           teamId,
           name: LEAD,
           role: 'lead',
           toolset,
           model: agent.options?.model ?? null,
-          session: agent,
+          session: agent.state,
           checkout,
           opIdPrefix: `${teamId}/lead/turn-${turn}`,
           team: (c, id) => runTeamToolCall(c, this.teamContext(id)),
@@ -117,7 +117,7 @@ export class LeadAgentRunner {
         }),
       );
       if (result.yieldedAtStep !== undefined) {
-        agent.resumeTurn = { turn, step: result.yieldedAtStep };
+        agent.state.resumeTurn = { turn, step: result.yieldedAtStep };
         return 'yielded';
       }
       return 'done';
@@ -128,7 +128,7 @@ export class LeadAgentRunner {
       }
       const message = failureMessage(error);
       agent.note({ event: 'turn failed', error: message.slice(0, MAX_STATUS_TEXT_LENGTH) });
-      agent.lastError = `${message.slice(0, MAX_STATUS_TEXT_LENGTH)}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again`;
+      agent.state.lastError = `${message.slice(0, MAX_STATUS_TEXT_LENGTH)}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again`;
       this.setStatus('failed');
       return 'failed';
     } finally {
@@ -142,24 +142,24 @@ export class LeadAgentRunner {
     const { agent, run, closing } = this.deps;
     const hasMail = (): boolean => run.state.leadInbox.pending.length > 0;
     // A run that rolled over while the Lead waited for required work goes on waiting.
-    let waitingForWork = agent.status === 'waiting' && agent.resumeTurn === null;
+    let waitingForWork = agent.state.status === 'waiting' && agent.state.resumeTurn === undefined;
     for (;;) {
       if (!waitingForWork) {
         // A turn the previous run yielded at a rollover goes on first, before any new mail.
-        const resume = agent.resumeTurn;
-        agent.resumeTurn = null;
+        const resume = agent.state.resumeTurn;
+        agent.state.resumeTurn = undefined;
         if (!resume) {
           await condition(() => closing() || hasMail());
           if (closing()) return;
         }
-        const outcome = await this.turn(resume);
+        const outcome = await this.turn(resume ?? null);
         if (outcome === 'yielded' || closing()) return;
         if (outcome === 'failed') continue; // the next message (a new prompt) starts another turn
       }
       waitingForWork = false;
       let waitedOut = false;
       for (;;) {
-        const step = nextStepAfterReply(run.state, agent.nudges, waitedOut);
+        const step = nextStepAfterReply(run.state, agent.state.nudges, waitedOut);
         if (step.kind === 'turn') break;
         if (step.kind === 'wait') {
           this.setStatus('waiting');
@@ -169,12 +169,12 @@ export class LeadAgentRunner {
           continue;
         }
         if (step.kind === 'nudge') {
-          if (step.countsAgainstBudget) agent.nudges += 1;
+          if (step.countsAgainstBudget) agent.state.nudges += 1;
           this.nudge(step.content);
           break;
         }
-        agent.finalAnswer = agent.lastReply();
-        agent.openTasksAtAnswer = step.openTasks;
+        agent.state.finalAnswer = agent.lastReply();
+        agent.state.openTasksAtAnswer = step.openTasks;
         this.setStatus('answered');
         break;
       }
@@ -184,7 +184,7 @@ export class LeadAgentRunner {
   /** A runtime note that starts another turn (delivered through the Lead's own inbox). */
   private nudge(content: ConversationEntry['content']): void {
     const { run, agent, now } = this.deps;
-    run.apply(receiveForLead({ messageId: `${this.deps.teamId}/lead/nudge-${agent.turns}-${agent.nudges}`, from: LEAD, content, sentAt: now() }));
+    run.apply(receiveForLead({ messageId: `${this.deps.teamId}/lead/nudge-${agent.state.turns}-${agent.state.nudges}`, from: LEAD, content, sentAt: now() }));
   }
 }
 

@@ -3,8 +3,8 @@
  * answer and the ordinary subagents it started. Plain data, carried across continue-as-new. No
  * Temporal calls here; agent.ts runs the turns.
  */
-import type { AgentStatus, ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName } from '../../shared/contract';
-import type { CarriedLeadAgent, LeadRunInput, SubagentRecord } from '../../shared/lead/carried';
+import type { ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName } from '../../shared/contract';
+import type { CarriedLeadAgent, LeadRunInput } from '../../shared/lead/carried';
 import type { InboxMessage } from '../../shared/inbox';
 import { OPERATOR } from '../../shared/lead';
 import { LEAD } from '../../shared/team';
@@ -13,35 +13,26 @@ import { completedTurnPrefix } from '../../shared/agent/prompt';
 
 export class LeadAgentState {
   readonly options: LeadAgentOptions | null;
-  conversation: ConversationEntry[];
-  turns: number;
-  cwd: string;
-  status: AgentStatus;
-  finalAnswer: string | null;
-  openTasksAtAnswer: number[];
-  nudges: number;
-  lastError: string | null;
-  subagents: Record<string, SubagentRecord>;
-  nextSubagent: number;
+  /** Everything carried across continue-as-new, as one value. */
+  state: CarriedLeadAgent;
   /** The turn in progress, if any: a fork spawned now excludes it. */
   currentTurn: number | null = null;
-  /** A turn that yielded at a step boundary when the previous run rolled over; the next run finishes it first. */
-  resumeTurn: { turn: number; step: number } | null;
 
   constructor(input: LeadRunInput) {
-    const carried: CarriedLeadAgent | undefined = input.carried?.agent;
     this.options = input.agent ?? null;
-    this.conversation = carried?.conversation ?? [...(input.forkOf?.conversation ?? [])];
-    this.turns = carried?.turns ?? Math.max(0, ...this.conversation.map((e) => e.turn));
-    this.cwd = carried?.cwd ?? input.agent?.cwd ?? '.';
-    this.status = carried?.status ?? 'idle';
-    this.finalAnswer = carried?.finalAnswer ?? null;
-    this.openTasksAtAnswer = carried?.openTasksAtAnswer ?? [];
-    this.nudges = carried?.nudges ?? 0;
-    this.lastError = carried?.lastError ?? null;
-    this.subagents = carried?.subagents ?? {};
-    this.nextSubagent = carried?.nextSubagent ?? 0;
-    this.resumeTurn = carried?.resumeTurn ?? null;
+    const conversation = [...(input.forkOf?.conversation ?? [])];
+    this.state = input.carried?.agent ?? {
+      conversation,
+      turns: Math.max(0, ...conversation.map((e) => e.turn)),
+      cwd: input.agent?.cwd ?? '.',
+      status: 'idle',
+      finalAnswer: null,
+      openTasksAtAnswer: [],
+      nudges: 0,
+      lastError: null,
+      subagents: {},
+      nextSubagent: 0,
+    };
   }
 
   get enabled(): boolean {
@@ -54,58 +45,46 @@ export class LeadAgentState {
 
   /** Takes the inbox messages into the conversation as the next turn's user entries. */
   beginTurn(messages: InboxMessage[], teamId: string): number {
-    this.turns += 1;
-    this.currentTurn = this.turns;
-    if (messages.some((m) => m.from !== LEAD)) this.nudges = 0;
+    this.state.turns += 1;
+    this.currentTurn = this.state.turns;
+    if (messages.some((m) => m.from !== LEAD)) this.state.nudges = 0;
     for (const m of messages) {
       // Messages from members are records of this Team; the operator's prompts are not.
-      this.conversation.push({ role: 'user', messageId: m.messageId, from: m.from, content: m.content, turn: this.turns, ...(m.from === OPERATOR ? {} : { teamId }) });
+      this.state.conversation.push({ role: 'user', messageId: m.messageId, from: m.from, content: m.content, turn: this.state.turns, ...(m.from === OPERATOR ? {} : { teamId }) });
     }
-    return this.turns;
+    return this.state.turns;
   }
 
   note(content: ConversationEntry['content']): void {
-    this.conversation.push({ role: 'system', content, turn: this.turns });
+    this.state.conversation.push({ role: 'system', content, turn: this.state.turns });
   }
 
   /** The Lead's completed-turn prefix, captured once as a fork teammate's seed. */
   forkSeed(): ConversationEntry[] {
-    return compactConversation(completedTurnPrefix(this.conversation, this.currentTurn));
+    return compactConversation(completedTurnPrefix(this.state.conversation, this.currentTurn));
   }
 
   lastReply(): string | null {
-    const last = this.conversation[this.conversation.length - 1];
+    const last = this.state.conversation[this.state.conversation.length - 1];
     return last?.role === 'assistant' && typeof last.content === 'string' ? last.content : null;
   }
 
   carry(conversationBudget?: number): CarriedLeadAgent {
-    return {
-      subagents: this.subagents,
-      nextSubagent: this.nextSubagent,
-      conversation: compactConversationOrDrop(this.conversation, conversationBudget),
-      turns: this.turns,
-      cwd: this.cwd,
-      status: this.status,
-      finalAnswer: this.finalAnswer,
-      openTasksAtAnswer: this.openTasksAtAnswer,
-      nudges: this.nudges,
-      lastError: this.lastError,
-      ...(this.resumeTurn ? { resumeTurn: this.resumeTurn } : {}),
-    };
+    return { ...this.state, conversation: compactConversationOrDrop(this.state.conversation, conversationBudget) };
   }
 
   view(): LeadAgentView {
     return {
       enabled: this.enabled,
       profile: this.profile,
-      status: this.status,
-      turns: this.turns,
-      cwd: this.cwd,
-      finalAnswer: this.finalAnswer,
-      openTasksAtAnswer: this.openTasksAtAnswer,
-      lastError: this.lastError,
+      status: this.state.status,
+      turns: this.state.turns,
+      cwd: this.state.cwd,
+      finalAnswer: this.state.finalAnswer,
+      openTasksAtAnswer: this.state.openTasksAtAnswer,
+      lastError: this.state.lastError ?? null,
       // A query result is a payload too: long old contents are elided to stay within its limit.
-      conversation: compactConversationOrDrop(this.conversation, QUERIED_CONVERSATION_BUDGET_BYTES),
+      conversation: compactConversationOrDrop(this.state.conversation, QUERIED_CONVERSATION_BUDGET_BYTES),
     };
   }
 }

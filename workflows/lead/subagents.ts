@@ -31,7 +31,7 @@ export class LeadSubagents {
   context(opId: string): SubagentToolContext {
     const { agent, teamId, now } = this.deps;
     const record = (agentId: string): SubagentRecord => {
-      const found = own(agent.subagents, agentId);
+      const found = own(agent.state.subagents, agentId);
       if (!found || found.closed) {
         throw ApplicationFailure.create({ type: 'UnknownAgent', message: `no open subagent "${agentId}"; use an agentId returned by subagent or subagent_fork`, nonRetryable: true });
       }
@@ -40,10 +40,10 @@ export class LeadSubagents {
     return {
       startSubagent: async ({ prompt, context, model }): Promise<SubagentAnswer> => {
         this.makeRoomForSubagent();
-        agent.nextSubagent += 1;
-        const agentId = `${teamId}/subagent/${agent.nextSubagent}`;
-        const name = `subagent-${agent.nextSubagent}`;
-        agent.subagents = { ...agent.subagents, [agentId]: { workflowId: agentId, answers: [], closed: false } };
+        agent.state.nextSubagent += 1;
+        const agentId = `${teamId}/subagent/${agent.state.nextSubagent}`;
+        const name = `subagent-${agent.state.nextSubagent}`;
+        agent.state.subagents = { ...agent.state.subagents, [agentId]: { workflowId: agentId, answers: [], closed: false } };
         // Survives the Lead's continue-as-new; close_agent and disposal stop it.
         await startSessionChild({
           workflowType: contract.SUBAGENT_WORKFLOW_TYPE,
@@ -53,12 +53,12 @@ export class LeadSubagents {
             model: model ?? agent.options?.model ?? null,
             seed: context === 'fork' ? agent.forkSeed() : [],
             initialMessage: { messageId: `${agentId}/initial`, from: LEAD, content: prompt, sentAt: now() },
-            cwd: agent.cwd,
+            cwd: agent.state.cwd,
             ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),
           },
         });
-        await condition(() => (own(agent.subagents, agentId)?.answers.length ?? 0) > 0 || this.deps.closing());
-        return own(agent.subagents, agentId)?.answers[0] ?? { agentId, turn: 0, answer: null };
+        await condition(() => (own(agent.state.subagents, agentId)?.answers.length ?? 0) > 0 || this.deps.closing());
+        return own(agent.state.subagents, agentId)?.answers[0] ?? { agentId, turn: 0, answer: null };
       },
       sendInput: async (agentId, message) => {
         const target = record(agentId);
@@ -67,14 +67,14 @@ export class LeadSubagents {
       },
       waitAgent: async (agentId, timeoutMs) => {
         const since = Math.max(0, ...record(agentId).answers.map((a) => a.turn));
-        const next = (): SubagentAnswer | undefined => own(agent.subagents, agentId)?.answers.find((a) => a.turn > since);
+        const next = (): SubagentAnswer | undefined => own(agent.state.subagents, agentId)?.answers.find((a) => a.turn > since);
         await condition(() => next() !== undefined || this.deps.closing(), timeoutMs);
         return next() ?? null;
       },
       closeAgent: async (agentId) => {
         const target = record(agentId);
         await this.deps.stopChild(target.workflowId);
-        agent.subagents = { ...agent.subagents, [agentId]: { ...target, closed: true } };
+        agent.state.subagents = { ...agent.state.subagents, [agentId]: { ...target, closed: true } };
         return { agentId, closed: true };
       },
     };
@@ -83,37 +83,37 @@ export class LeadSubagents {
   /** A subagent's answer (a parsed signal). Long answers are cut to SUBAGENT_ANSWER_MAX_BYTES with a note. */
   recordAnswer(answer: SubagentAnswer): SignalOutcome {
     const { agent } = this.deps;
-    const record = own(agent.subagents, answer.agentId);
+    const record = own(agent.state.subagents, answer.agentId);
     if (!record) return 'unknownKey';
     if (record.answers.some((a) => a.turn === answer.turn)) return 'applied';
     const kept: SubagentAnswer = { ...answer, answer: answer.answer === null ? null : clip(answer.answer, SUBAGENT_ANSWER_MAX_BYTES) };
     // The newest answers only: waits look for an answer of a later turn, never by position.
-    agent.subagents = { ...agent.subagents, [answer.agentId]: { ...record, answers: [...record.answers, kept].slice(-SUBAGENT_ANSWERS_KEPT) } };
+    agent.state.subagents = { ...agent.state.subagents, [answer.agentId]: { ...record, answers: [...record.answers, kept].slice(-SUBAGENT_ANSWERS_KEPT) } };
     return 'applied';
   }
 
   /** Forgets the oldest closed subagents past MAX_SUBAGENTS; refuses a new one when that many are open. */
   private makeRoomForSubagent(): void {
     const { agent } = this.deps;
-    const entries = Object.entries(agent.subagents);
+    const entries = Object.entries(agent.state.subagents);
     if (entries.length < MAX_SUBAGENTS) return;
     const closed = entries.filter(([, r]) => r.closed).map(([id]) => id);
     if (closed.length === 0) {
       throw ApplicationFailure.create({ type: 'TooManySubagents', message: `${MAX_SUBAGENTS} subagents are open; close one (close_agent) before starting another`, nonRetryable: true });
     }
     const forget = new Set(closed.slice(0, entries.length - MAX_SUBAGENTS + 1));
-    const kept: typeof agent.subagents = {};
+    const kept: typeof agent.state.subagents = {};
     for (const [id, r] of entries) if (!forget.has(id)) kept[id] = r;
-    agent.subagents = kept;
+    agent.state.subagents = kept;
   }
 
   /** Open subagents to stop at disposal. */
   async stopAll(): Promise<void> {
     const { agent } = this.deps;
-    for (const [agentId, record] of Object.entries(agent.subagents)) {
+    for (const [agentId, record] of Object.entries(agent.state.subagents)) {
       if (record.closed) continue;
       await this.deps.stopChild(record.workflowId);
-      agent.subagents = { ...agent.subagents, [agentId]: { ...record, closed: true } };
+      agent.state.subagents = { ...agent.state.subagents, [agentId]: { ...record, closed: true } };
     }
   }
 }

@@ -48,7 +48,7 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
     now,
     closingNow: () => closingNow,
     forkSeed: () => agent.forkSeed(),
-    memberCheckout: () => ({ cwd: agent.cwd, ...(input.agent?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: input.agent.checkoutTaskQueue } : {}) }),
+    memberCheckout: () => ({ cwd: agent.state.cwd, ...(input.agent?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: input.agent.checkoutTaskQueue } : {}) }),
   };
   const roster = createRoster(ctx);
   const mailbox = createMailbox(ctx, roster);
