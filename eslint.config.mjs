@@ -41,10 +41,19 @@ export default tseslint.config(
         'error',
         {
           paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not allowed in workflow or shared code (determinism).' })),
-          patterns: [{ group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Workflow/shared code may only import @temporalio/workflow or @temporalio/common.' }],
+          patterns: [
+            {
+              group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'],
+              message: 'Workflow/shared code may only import @temporalio/workflow or @temporalio/common.',
+            },
+          ],
         },
       ],
-      'no-restricted-globals': ['error', { name: 'process', message: 'No environment access in workflow/shared code.' }, { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'No environment access in workflow/shared code.' },
+        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
+      ],
     },
   },
   boundary(

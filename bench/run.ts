@@ -79,7 +79,12 @@ async function main(): Promise<void> {
       await team.dispose();
       process.stdout.write(`  sequential round ${round + 1}/${ROUNDS}: team ${teamSeq.at(-1)!.toFixed(2)} ms/op, no-op ${noopSeq_.at(-1)!.toFixed(2)} ms/op\n`);
     }
-    rows.push(['Sequential Update latency (median ms/op)', median(teamSeq).toFixed(2), median(noopSeq_).toFixed(2), (median(teamSeq) / median(noopSeq_)).toFixed(2)]);
+    rows.push([
+      'Sequential Update latency (median ms/op)',
+      median(teamSeq).toFixed(2),
+      median(noopSeq_).toFixed(2),
+      (median(teamSeq) / median(noopSeq_)).toFixed(2),
+    ]);
 
     // 2. concurrent, 8 callers on distinct tasks
     const CALLERS = 8;
@@ -91,7 +96,11 @@ async function main(): Promise<void> {
       const noop = await noopWorkflow();
       const perCaller = Math.max(1, Math.floor(OPS_PER_ROUND / CALLERS));
       let start = process.hrtime.bigint();
-      await Promise.all(Array.from({ length: CALLERS }, async () => { for (let i = 0; i < perCaller; i++) await noop.run(i); }));
+      await Promise.all(
+        Array.from({ length: CALLERS }, async () => {
+          for (let i = 0; i < perCaller; i++) await noop.run(i);
+        }),
+      );
       noopConc.push((perCaller * CALLERS) / (ms(start) / 1000));
       start = process.hrtime.bigint();
       await Promise.all(
@@ -105,7 +114,12 @@ async function main(): Promise<void> {
       await team.dispose();
     }
     console.log(`  concurrent: team ${teamConc.map((x) => x.toFixed(0)).join(', ')} ops/s; no-op ${noopConc.map((x) => x.toFixed(0)).join(', ')} ops/s`);
-    rows.push([`Concurrent throughput, ${CALLERS} callers (median ops/s)`, median(teamConc).toFixed(0), median(noopConc).toFixed(0), (median(teamConc) / median(noopConc)).toFixed(2)]);
+    rows.push([
+      `Concurrent throughput, ${CALLERS} callers (median ops/s)`,
+      median(teamConc).toFixed(0),
+      median(noopConc).toFixed(0),
+      (median(teamConc) / median(noopConc)).toFixed(2),
+    ]);
 
     // 3. contended claim, 32 callers
     const RACERS = 32;
@@ -127,7 +141,12 @@ async function main(): Promise<void> {
       await team.dispose();
     }
     console.log(`  contended claim: ${claimMs.map((x) => x.toFixed(0)).join(', ')} ms`);
-    rows.push([`${RACERS} racing callers, all settled (median ms)`, median(claimMs).toFixed(0), median(noopBurst).toFixed(0), (median(claimMs) / median(noopBurst)).toFixed(2)]);
+    rows.push([
+      `${RACERS} racing callers, all settled (median ms)`,
+      median(claimMs).toFixed(0),
+      median(noopBurst).toFixed(0),
+      (median(claimMs) / median(noopBurst)).toFixed(2),
+    ]);
 
     // 4. memory with 1,000 tasks
     const team = await TeamClient.start(client, { teamId: `bench-mem-${Date.now()}`, taskQueue: TASK_QUEUE });
@@ -151,13 +170,22 @@ async function main(): Promise<void> {
       await client.workflow.execute('noopActivitiesBaseline', { taskQueue: TASK_QUEUE, workflowId: `bench-acts-${Date.now()}-${round}`, args: [2] });
       activitiesMs.push(ms(start));
       start = process.hrtime.bigint();
-      const agentTeam = await TeamClient.start(client, { teamId: `bench-agent-${Date.now()}-${round}`, taskQueue: TASK_QUEUE, agent: { prompt: scriptText(tool('list_tasks')), profile: 'team' } });
+      const agentTeam = await TeamClient.start(client, {
+        teamId: `bench-agent-${Date.now()}-${round}`,
+        taskQueue: TASK_QUEUE,
+        agent: { prompt: scriptText(tool('list_tasks')), profile: 'team' },
+      });
       await agentTeam.waitForAnswer({ timeoutMs: 60_000 });
       agentMs.push(ms(start));
       await agentTeam.dispose();
     }
     console.log(`  agent turn: ${agentMs.map((x) => x.toFixed(0)).join(', ')} ms; 2 bare activities: ${activitiesMs.map((x) => x.toFixed(0)).join(', ')} ms`);
-    rows.push(['Agent turn with one Team tool, start to answer (median ms) vs a workflow of 2 no-op activities', median(agentMs).toFixed(0), median(activitiesMs).toFixed(0), (median(agentMs) / median(activitiesMs)).toFixed(2)]);
+    rows.push([
+      'Agent turn with one Team tool, start to answer (median ms) vs a workflow of 2 no-op activities',
+      median(agentMs).toFixed(0),
+      median(activitiesMs).toFixed(0),
+      (median(agentMs) / median(activitiesMs)).toFixed(2),
+    ]);
   });
 
   await closeWorker();

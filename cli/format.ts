@@ -7,7 +7,14 @@ import type { TeamHealth } from '../client/deadlines';
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export function formatRoster(view: TeamView, live: Record<string, LiveStatus>): string {
@@ -101,7 +108,8 @@ export function webUiLink(address: string, namespace: string, workflowId: string
   let base = env.TEMPORAL_UI_URL?.replace(/\/+$/, '');
   if (!base) {
     const host = address.replace(/^\[?([^\]]*?)\]?(:\d+)?$/, '$1').toLowerCase();
-    if (['localhost', '127.0.0.1', '0.0.0.0', '::1'].includes(host)) base = `http://${host === '0.0.0.0' || host === '::1' ? '127.0.0.1' : host}:${env.TEMPORAL_UI_PORT || 8233}`;
+    if (['localhost', '127.0.0.1', '0.0.0.0', '::1'].includes(host))
+      base = `http://${host === '0.0.0.0' || host === '::1' ? '127.0.0.1' : host}:${env.TEMPORAL_UI_PORT || 8233}`;
     else if (host.endsWith('.tmprl.cloud')) base = 'https://cloud.temporal.io';
   }
   return base ? `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : null;

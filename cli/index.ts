@@ -83,10 +83,16 @@ async function withTeam<T>(
   } catch (error) {
     if (error instanceof TeamCallTimedOut) throw failure(TEAM_CALL_TIMED_OUT, cliTimeoutMessage(error));
     if (error instanceof WorkflowNotFoundError) {
-      throw failure('TeamNotFound', `no Team ${teamId} in namespace ${namespace} (${error.message}); check the id and namespace, or start it with \`agent-teams start ${teamId}\``);
+      throw failure(
+        'TeamNotFound',
+        `no Team ${teamId} in namespace ${namespace} (${error.message}); check the id and namespace, or start it with \`agent-teams start ${teamId}\``,
+      );
     }
     if (error instanceof ApplicationFailure && error.type === TEAM_ALREADY_STARTED) {
-      throw failure(TEAM_ALREADY_STARTED, `Team ${teamId} is already running; drive it (agent-teams roster ${teamId}, agent-teams answer ${teamId}) or pick another team id`);
+      throw failure(
+        TEAM_ALREADY_STARTED,
+        `Team ${teamId} is already running; drive it (agent-teams roster ${teamId}, agent-teams answer ${teamId}) or pick another team id`,
+      );
     }
     throw error;
   } finally {
@@ -129,7 +135,7 @@ interface AgentFlags {
 /** Adds the Lead-agent options (start, fork). */
 function withAgentOptions(command: Command): Command {
   return command
-    .option('--prompt <text>', "make the Lead an agent: the opening message of its first turn (without it the Team is operator-driven)")
+    .option('--prompt <text>', 'make the Lead an agent: the opening message of its first turn (without it the Team is operator-driven)')
     .option('--profile <default|team>', `the Lead's tool profile: ${PROFILE_NAMES.join(' | ')} (default: default)`, profileName)
     .option('--model <name>', "the Lead's model (and the teammates' default); default: the worker's configured model")
     .option('--cwd <dir>', 'directory the Lead (and every member) starts in, relative to the checkout root (default: .)')
@@ -149,7 +155,9 @@ function agentOptions(flags: AgentFlags, requirePromptFor: string[]): LeadAgentO
     };
     const stray = requirePromptFor.filter((flag) => given[flag]);
     if (stray.length > 0) {
-      throw new InvalidArgumentError(`${stray.join(', ')} configure${stray.length === 1 ? 's' : ''} the Lead agent and need${stray.length === 1 ? 's' : ''} --prompt <text>; add a prompt, or drop ${stray.length === 1 ? 'it' : 'them'} for an operator-driven Team`);
+      throw new InvalidArgumentError(
+        `${stray.join(', ')} configure${stray.length === 1 ? 's' : ''} the Lead agent and need${stray.length === 1 ? 's' : ''} --prompt <text>; add a prompt, or drop ${stray.length === 1 ? 'it' : 'them'} for an operator-driven Team`,
+      );
     }
     return undefined;
   }
@@ -177,7 +185,15 @@ function printWebUi(options: GlobalOptions, target: Target, teamId: string, link
 }
 
 /** After start/fork: what was started and the Web UI link, then (with --wait) the Lead's answer. */
-async function announceStarted(team: TeamClient, options: GlobalOptions, target: Target, opts: { wait?: boolean }, answerBy: number, payload: { teamId: string } & Record<string, unknown>, line: () => string): Promise<void> {
+async function announceStarted(
+  team: TeamClient,
+  options: GlobalOptions,
+  target: Target,
+  opts: { wait?: boolean },
+  answerBy: number,
+  payload: { teamId: string } & Record<string, unknown>,
+  line: () => string,
+): Promise<void> {
   const link = webUiLink(target.address, target.namespace, payload.teamId);
   if (!(options.json && opts.wait)) print(options, { ...payload, webUi: link }, line);
   printWebUi(options, target, payload.teamId, link);
@@ -226,7 +242,13 @@ withAgentOptions(
 ).action(async (teamId: string, opts: AgentFlags & { taskQueue: string; maxMembers?: number }) => {
   const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue', '--wait']);
   await withTeam(teamId, opts.wait ? 'wait' : 'change', async (team, options, target, answerBy) => {
-    await TeamClient.start(team.client, { teamId, taskQueue: opts.taskQueue, ...(opts.maxMembers ? { maxMembers: opts.maxMembers } : {}), ...(agent ? { agent } : {}), deadlines: team.deadlines });
+    await TeamClient.start(team.client, {
+      teamId,
+      taskQueue: opts.taskQueue,
+      ...(opts.maxMembers ? { maxMembers: opts.maxMembers } : {}),
+      ...(agent ? { agent } : {}),
+      deadlines: team.deadlines,
+    });
     await announceStarted(team, options, target, opts, answerBy, { teamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
       agent
         ? `started Team ${teamId} on task queue ${opts.taskQueue}: ${describeAgent(agent)}; next: agent-teams answer ${teamId} --wait`
@@ -237,7 +259,7 @@ withAgentOptions(
 
 program
   .command('prompt <teamId> <text>')
-  .description("a follow-up prompt to the Lead agent (starts its next turn); prints the inbox acceptance")
+  .description('a follow-up prompt to the Lead agent (starts its next turn); prints the inbox acceptance')
   .option('--id <messageId>', 'stable message id (a retry with the same id is taken once)')
   .option('--wait', 'then wait for the answer to this prompt (progress on stderr) and print it; --timeout: for how long (default 1800s)')
   .action(async (teamId: string, text: string, opts: { id?: string; wait?: boolean }) => {
@@ -245,7 +267,12 @@ program
     await withTeam(teamId, opts.wait ? 'wait' : 'change', async (team, options, _target, answerBy) => {
       const acceptance = await team.promptLead(text, ...(opts.id ? [opts.id] : []));
       if (!(options.json && opts.wait)) {
-        print(options, acceptance, () => `accepted ${acceptance.messageId} into the Lead's inbox (${acceptance.targetStatus})${opts.wait ? '' : `; next: agent-teams answer ${teamId} --wait`}`);
+        print(
+          options,
+          acceptance,
+          () =>
+            `accepted ${acceptance.messageId} into the Lead's inbox (${acceptance.targetStatus})${opts.wait ? '' : `; next: agent-teams answer ${teamId} --wait`}`,
+        );
       }
       if (opts.wait) await waitAndPrintAnswer(team, options, answerBy, acceptance.messageId);
     });
@@ -286,7 +313,10 @@ program
       print(options, entries, () =>
         operatorDriven
           ? `(Team ${teamId}'s Lead is operator-driven and has no conversation; a teammate's: agent-teams conversation ${teamId} <member>)`
-          : formatConversation(entries, { full: opts.full ?? false, width: process.stdout.columns && process.stdout.columns > 40 ? process.stdout.columns : 160 }),
+          : formatConversation(entries, {
+              full: opts.full ?? false,
+              width: process.stdout.columns && process.stdout.columns > 40 ? process.stdout.columns : 160,
+            }),
       );
     });
   });
@@ -299,9 +329,22 @@ withAgentOptions(
 ).action(async (sourceTeamId: string, newTeamId: string, opts: AgentFlags & { taskQueue: string }) => {
   const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue']);
   await withTeam(newTeamId, opts.wait ? 'wait' : 'change', async (team, options, target, answerBy) => {
-    await TeamClient.forkRoot(team.client, { sourceTeamId, teamId: newTeamId, taskQueue: opts.taskQueue, ...(agent ? { agent } : {}), deadlines: team.deadlines });
-    await announceStarted(team, options, target, opts, answerBy, { teamId: newTeamId, forkOf: sourceTeamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
-      `forked ${sourceTeamId} into new Team ${newTeamId} on task queue ${opts.taskQueue}${agent ? `: ${describeAgent(agent, sourceTeamId)}` : ''}; next: agent-teams ${agent ? `answer ${newTeamId} --wait` : `prompt ${newTeamId} <text>`}`,
+    await TeamClient.forkRoot(team.client, {
+      sourceTeamId,
+      teamId: newTeamId,
+      taskQueue: opts.taskQueue,
+      ...(agent ? { agent } : {}),
+      deadlines: team.deadlines,
+    });
+    await announceStarted(
+      team,
+      options,
+      target,
+      opts,
+      answerBy,
+      { teamId: newTeamId, forkOf: sourceTeamId, taskQueue: opts.taskQueue, agent: agent ?? null },
+      () =>
+        `forked ${sourceTeamId} into new Team ${newTeamId} on task queue ${opts.taskQueue}${agent ? `: ${describeAgent(agent, sourceTeamId)}` : ''}; next: agent-teams ${agent ? `answer ${newTeamId} --wait` : `prompt ${newTeamId} <text>`}`,
     );
   });
 });
@@ -324,8 +367,18 @@ program
   .option('--model <model>', 'model for this teammate')
   .action(async (teamId: string, name: string, message: string, opts: { fork?: boolean; model?: string }) => {
     await withTeam(teamId, 'change', async (team, options) => {
-      const result = await team.spawnTeammate({ name, message: messageContent(message), context: opts.fork ? 'fork' : 'fresh', ...(opts.model ? { model: opts.model } : {}) });
-      print(options, result, () => `${result.member.name}: ${result.member.phase} (workflow ${result.member.workflowId})${result.member.failure ? ` — ${result.member.failure}` : ''}`);
+      const result = await team.spawnTeammate({
+        name,
+        message: messageContent(message),
+        context: opts.fork ? 'fork' : 'fresh',
+        ...(opts.model ? { model: opts.model } : {}),
+      });
+      print(
+        options,
+        result,
+        () =>
+          `${result.member.name}: ${result.member.phase} (workflow ${result.member.workflowId})${result.member.failure ? ` — ${result.member.failure}` : ''}`,
+      );
     });
   });
 
@@ -336,7 +389,11 @@ program
   .action(async (teamId: string, to: string, message: string, opts: { id?: string }) => {
     await withTeam(teamId, 'change', async (team, options) => {
       const acceptance = await team.sendMessage(to, messageContent(message), ...(opts.id ? [opts.id] : []));
-      print(options, acceptance, () => `accepted ${acceptance.messageId} into ${acceptance.to}'s inbox (${acceptance.targetPhase}, ${acceptance.targetStatus})`);
+      print(
+        options,
+        acceptance,
+        () => `accepted ${acceptance.messageId} into ${acceptance.to}'s inbox (${acceptance.targetPhase}, ${acceptance.targetStatus})`,
+      );
     });
   });
 
@@ -361,10 +418,18 @@ program
   });
 
 const task = program.command('task').description('task board mutations (Updates checked against expectedRevision)');
-const ids = (v: string): number[] => v.split(',').filter(Boolean).map((n) => Number.parseInt(n, 10));
+const ids = (v: string): number[] =>
+  v
+    .split(',')
+    .filter(Boolean)
+    .map((n) => Number.parseInt(n, 10));
 const list = (v: string): string[] => v.split(',').filter(Boolean);
 const printTask = (options: GlobalOptions, result: TaskMutationResult): void =>
-  print(options, result, () => `${formatTasks([result.task])}${result.task.overlaps.length ? '\nnote: write scopes overlap other live tasks (advisory only)' : ''}`);
+  print(
+    options,
+    result,
+    () => `${formatTasks([result.task])}${result.task.overlaps.length ? '\nnote: write scopes overlap other live tasks (advisory only)' : ''}`,
+  );
 
 task
   .command('create <teamId> <subject>')
@@ -372,18 +437,22 @@ task
   .option('--deps <ids>', 'comma-separated task ids this depends on', ids, [] as number[])
   .option('--scopes <paths>', 'comma-separated advisory write scopes', list, [] as string[])
   .action(async (teamId: string, subject: string, opts: { description: string; deps: number[]; scopes: string[] }) => {
-    await withTeam(teamId, 'change', async (team, options) => printTask(options, await team.createTask({ subject, description: opts.description, dependencies: opts.deps, writeScopes: opts.scopes })));
+    await withTeam(teamId, 'change', async (team, options) =>
+      printTask(options, await team.createTask({ subject, description: opts.description, dependencies: opts.deps, writeScopes: opts.scopes })),
+    );
   });
-task
-  .command('claim <teamId> <taskId> <expectedRevision>')
-  .action(async (teamId: string, taskId: string, revision: string) => {
-    await withTeam(teamId, 'change', async (team, options) => printTask(options, await team.claimTask({ taskId: Number(taskId), expectedRevision: Number(revision) })));
-  });
+task.command('claim <teamId> <taskId> <expectedRevision>').action(async (teamId: string, taskId: string, revision: string) => {
+  await withTeam(teamId, 'change', async (team, options) =>
+    printTask(options, await team.claimTask({ taskId: Number(taskId), expectedRevision: Number(revision) })),
+  );
+});
 task
   .command('status <teamId> <taskId> <expectedRevision> <status>')
   .description('pending | in_progress | completed | cancelled (see the status table in README)')
   .action(async (teamId: string, taskId: string, revision: string, status: TaskStatus) => {
-    await withTeam(teamId, 'change', async (team, options) => printTask(options, await team.transitionTask({ taskId: Number(taskId), expectedRevision: Number(revision), status })));
+    await withTeam(teamId, 'change', async (team, options) =>
+      printTask(options, await team.transitionTask({ taskId: Number(taskId), expectedRevision: Number(revision), status })),
+    );
   });
 task
   .command('assign <teamId> <taskId> <expectedRevision> <owner>')

@@ -9,7 +9,8 @@ import { DEFAULT_DEADLINES, MAX_DEADLINE_MS, mayBeApplied, type TeamCallTimedOut
 export function parseSeconds(value: string): number {
   const n = Number(value.trim());
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`"${value}" is not a positive number of seconds`);
-  if (n * 1000 > MAX_DEADLINE_MS) throw new InvalidArgumentError(`${value} seconds is longer than the longest deadline (${Math.floor(MAX_DEADLINE_MS / 1000)} s)`);
+  if (n * 1000 > MAX_DEADLINE_MS)
+    throw new InvalidArgumentError(`${value} seconds is longer than the longest deadline (${Math.floor(MAX_DEADLINE_MS / 1000)} s)`);
   return n;
 }
 
@@ -52,7 +53,10 @@ export function commandPlan(kind: CommandKind, timeoutS?: number, watchForS?: nu
       return { deadlines: {}, commandMs: waitMs + margin, waitMs };
     }
     case 'watch':
-      return { deadlines: given === undefined ? {} : { waitMarginMs: given }, commandMs: watchForS === undefined ? null : watchForS * 1000 + (given ?? margin) };
+      return {
+        deadlines: given === undefined ? {} : { waitMarginMs: given },
+        commandMs: watchForS === undefined ? null : watchForS * 1000 + (given ?? margin),
+      };
     default: {
       const ms = given ?? DEFAULT_TIMEOUT_S[kind] * 1000;
       return { deadlines: { callMs: ms, updateMs: ms, disposeMs: ms }, commandMs: ms };

@@ -48,7 +48,8 @@ export function resolveDeadlines(overrides: Partial<TeamDeadlines> = {}, base: R
     if (value !== undefined) resolved[key] = checkDeadlineMs(value, `deadlines.${key}`);
   }
   const unknown = Object.keys(overrides).filter((key) => !(key in DEFAULT_DEADLINES));
-  if (unknown.length > 0) throw new RangeError(`unknown deadline option${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}; use ${Object.keys(DEFAULT_DEADLINES).join(', ')}`);
+  if (unknown.length > 0)
+    throw new RangeError(`unknown deadline option${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}; use ${Object.keys(DEFAULT_DEADLINES).join(', ')}`);
   return resolved;
 }
 
@@ -90,7 +91,9 @@ export class DeadlineReached extends Error {
 
 /** The error, or one of its causes, is a gRPC call that hit its deadline or was cancelled, or our own deadline marker. */
 export function isDeadlineError(error: unknown): boolean {
-  return error instanceof DeadlineReached || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isGrpcDeadlineError(error) || isGrpcCancelledError(error);
+  return (
+    error instanceof DeadlineReached || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isGrpcDeadlineError(error) || isGrpcCancelledError(error)
+  );
 }
 
 /** What the client could learn about a Team's Lead workflow (see TeamClient.health). */

@@ -42,7 +42,11 @@ export async function readTeamHealth(client: Client, teamId: string): Promise<Te
 
 /** The most recent WorkflowTaskFailed event of the run (later attempts of a failing task are not written to history). */
 async function lastWorkflowTaskFailure(client: Client, namespace: string, workflowId: string, runId: string): Promise<string | null> {
-  const response = await client.workflowService.getWorkflowExecutionHistoryReverse({ namespace, execution: { workflowId, runId }, maximumPageSize: HISTORY_TAIL });
+  const response = await client.workflowService.getWorkflowExecutionHistoryReverse({
+    namespace,
+    execution: { workflowId, runId },
+    maximumPageSize: HISTORY_TAIL,
+  });
   for (const event of response.history?.events ?? []) {
     const failure = event.workflowTaskFailedEventAttributes?.failure;
     if (event.workflowTaskFailedEventAttributes) {

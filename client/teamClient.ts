@@ -40,7 +40,17 @@ import {
 } from './deadlines';
 import { readTeamHealth } from './health';
 
-export { DEFAULT_DEADLINES, TEAM_CALL_TIMED_OUT, TeamCallTimedOut, healthAdvice, resolveDeadlines, withinDeadline, type CallOptions, type TeamDeadlines, type TeamHealth } from './deadlines';
+export {
+  DEFAULT_DEADLINES,
+  TEAM_CALL_TIMED_OUT,
+  TeamCallTimedOut,
+  healthAdvice,
+  resolveDeadlines,
+  withinDeadline,
+  type CallOptions,
+  type TeamDeadlines,
+  type TeamHealth,
+} from './deadlines';
 
 export interface StartTeamOptions {
   teamId: string;
@@ -212,7 +222,11 @@ export class TeamClient {
       view = await TeamClient.attach(client, options.sourceTeamId, LEAD, options.deadlines).agentState();
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) {
-        throw ApplicationFailure.create({ type: 'TeamNotFound', message: `no source Team ${options.sourceTeamId} to fork (${error.message}); check the id and namespace`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: 'TeamNotFound',
+          message: `no source Team ${options.sourceTeamId} to fork (${error.message}); check the id and namespace`,
+          nonRetryable: true,
+        });
       }
       throw error;
     }
@@ -235,7 +249,12 @@ export class TeamClient {
     const agent = options.agent ? { profile: view.profile, cwd: view.cwd, ...options.agent } : undefined;
     return TeamClient.startLead(
       client,
-      { teamId: options.teamId, ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}), ...(agent ? { agent } : {}), ...(options.deadlines ? { deadlines: options.deadlines } : {}) },
+      {
+        teamId: options.teamId,
+        ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+        ...(agent ? { agent } : {}),
+        ...(options.deadlines ? { deadlines: options.deadlines } : {}),
+      },
       forkOf,
     );
   }
@@ -411,7 +430,12 @@ export class TeamClient {
     }
     if (report || isAnswered(view, options.afterMessageId)) options.onProgress?.(view, edge);
     if (view.status === 'failed' && (options.afterMessageId === undefined || view.conversation.some((e) => e.messageId === options.afterMessageId))) {
-      throw ApplicationFailure.create({ type: LEAD_TURN_FAILED, message: `Team ${this.teamId}'s Lead turn failed: ${view.lastError ?? 'unknown error'}`, details: [view], nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: LEAD_TURN_FAILED,
+        message: `Team ${this.teamId}'s Lead turn failed: ${view.lastError ?? 'unknown error'}`,
+        details: [view],
+        nonRetryable: true,
+      });
     }
     return { done: isAnswered(view, options.afterMessageId), view };
   }
@@ -455,7 +479,11 @@ export class TeamClient {
       const member = view.members.find((m) => m.name === name);
       if (!member) {
         const names = view.members.map((m) => m.name).join(', ') || 'none';
-        throw ApplicationFailure.create({ type: 'UnknownMember', message: `Team ${this.teamId} has no teammate "${name}" (teammates: ${names}); read the roster`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: 'UnknownMember',
+          message: `Team ${this.teamId} has no teammate "${name}" (teammates: ${names}); read the roster`,
+          nonRetryable: true,
+        });
       }
       return this.client.workflow.getHandle(member.workflowId).query(defs.getTeammateStateQuery);
     });
@@ -475,7 +503,12 @@ export class TeamClient {
    * Typed rejections are thrown as the ApplicationFailure the Lead raised (`.type`, `.details[0]`);
    * running out of the deadline as TeamCallTimedOut (retry with the same update id).
    */
-  async update<Ret, Req extends defs.Attributed>(definition: UpdateDefinition<Ret, [Req]>, body: Omit<Req, 'caller'>, updateId: string = randomUUID(), options: CallOptions = {}): Promise<Ret> {
+  async update<Ret, Req extends defs.Attributed>(
+    definition: UpdateDefinition<Ret, [Req]>,
+    body: Omit<Req, 'caller'>,
+    updateId: string = randomUUID(),
+    options: CallOptions = {},
+  ): Promise<Ret> {
     const deadlineMs = options.deadlineMs ?? this.updateDeadlineMs(definition.name, body);
     return this.call(
       definition.name,
@@ -518,13 +551,20 @@ export class TeamClient {
     } catch (error) {
       if (error instanceof TeamCallTimedOut || !isDeadlineError(error)) throw error;
       const early = notAfter - Date.now() > 1_000;
-      const reason = error instanceof DeadlineReached ? error.message : early ? `the server gave up after ${Math.round((Date.now() - started) / 100) / 10}s` : undefined;
+      const reason =
+        error instanceof DeadlineReached ? error.message : early ? `the server gave up after ${Math.round((Date.now() - started) / 100) / 10}s` : undefined;
       throw await this.timedOut(operation, end - started, end, reason, updateId);
     }
   }
 
   /** TeamCallTimedOut for `operation`, with the Lead diagnosed by `end` (epoch ms) when there is time left. */
-  private async timedOut(operation: string, deadlineMs: number, end: number, reason: string | undefined, updateId: string | undefined): Promise<TeamCallTimedOut> {
+  private async timedOut(
+    operation: string,
+    deadlineMs: number,
+    end: number,
+    reason: string | undefined,
+    updateId: string | undefined,
+  ): Promise<TeamCallTimedOut> {
     let health: TeamHealth | null = null;
     if (end - Date.now() > 10) {
       try {
@@ -533,7 +573,14 @@ export class TeamClient {
         health = null;
       }
     }
-    return new TeamCallTimedOut({ teamId: this.teamId, operation, deadlineMs, ...(updateId !== undefined ? { updateId } : {}), ...(reason !== undefined ? { reason } : {}), health });
+    return new TeamCallTimedOut({
+      teamId: this.teamId,
+      operation,
+      deadlineMs,
+      ...(updateId !== undefined ? { updateId } : {}),
+      ...(reason !== undefined ? { reason } : {}),
+      health,
+    });
   }
 
   /**
@@ -606,7 +653,11 @@ export class TeamClient {
         const retriable = failure !== null || (await this.isRunClosingUnder(error));
         if (!retriable) {
           if (await this.isClosed()) {
-            throw ApplicationFailure.create({ type: TEAM_CLOSED, message: `Team ${this.teamId} has finished; start a new Team to continue`, nonRetryable: true });
+            throw ApplicationFailure.create({
+              type: TEAM_CLOSED,
+              message: `Team ${this.teamId} has finished; start a new Team to continue`,
+              nonRetryable: true,
+            });
           }
           throw error;
         }

@@ -81,7 +81,11 @@ export function demoAgentPrompt(options: { parserThinkMs?: number } = {}): strin
   const testWriter = script(
     tool('claim_task', { taskId: 2, expectedRevision: 1 }),
     tool('read_file', { path: 'src/parser.ts' }),
-    tool('write_file', { path: 'test/parser.test.ts', content: "import { parse } from '../src/parser';\ntest('splits', () => expect(parse('a,b')).toEqual(['a', 'b']));\n", version: null }),
+    tool('write_file', {
+      path: 'test/parser.test.ts',
+      content: "import { parse } from '../src/parser';\ntest('splits', () => expect(parse('a,b')).toEqual(['a', 'b']));\n",
+      version: null,
+    }),
     tool('set_task_status', { taskId: 2, expectedRevision: 2, status: 'completed' }),
     send('lead', script(tool('list_tasks'), answer('Parser and tests are written; both tasks are completed. Next: review the diff and run the tests.'))),
   );

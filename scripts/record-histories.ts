@@ -28,7 +28,12 @@ async function main(): Promise<void> {
   const client = new Client({ connection });
   const workerConnection = await NativeConnection.connect({ address: server.address });
   const checkoutRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'record-histories-checkout-'));
-  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: 'record-histories', checkoutRoot });
+  const { worker, close: closeWorker } = await createTeamWorker({
+    connection: workerConnection,
+    address: server.address,
+    taskQueue: 'record-histories',
+    checkoutRoot,
+  });
   try {
     await worker.runUntil(async () => {
       const team = await TeamClient.start(client, { teamId: `history-demo-${version}`, taskQueue: 'record-histories' });
@@ -41,7 +46,11 @@ async function main(): Promise<void> {
       for (const member of members) save(server.address, member.workflowId, `teammate-${member.name}-${version}.json`);
 
       // The agent runtime: a Lead agent on the Team profile with a fresh and a fork teammate.
-      const agentTeam = await TeamClient.start(client, { teamId: `history-agent-${version}`, taskQueue: 'record-histories', agent: { prompt: demoAgentPrompt(), profile: 'team' } });
+      const agentTeam = await TeamClient.start(client, {
+        teamId: `history-agent-${version}`,
+        taskQueue: 'record-histories',
+        agent: { prompt: demoAgentPrompt(), profile: 'team' },
+      });
       await agentTeam.waitForAnswer({ timeoutMs: 120_000 });
       const agentMembers = (await agentTeam.view()).members;
       await agentTeam.dispose();
@@ -76,11 +85,22 @@ async function main(): Promise<void> {
       const waitTeam = await TeamClient.start(client, {
         teamId: `history-wait-${version}`,
         taskQueue: 'record-histories',
-        agent: { profile: 'team', prompt: scriptText(tool('spawn_teammate', { name: 'waiter', message: script(tool('wait_agent', { timeoutMs: 60_000, kinds: ['task'] }), send('lead', script(answer('woken')))) })) },
+        agent: {
+          profile: 'team',
+          prompt: scriptText(
+            tool('spawn_teammate', {
+              name: 'waiter',
+              message: script(tool('wait_agent', { timeoutMs: 60_000, kinds: ['task'] }), send('lead', script(answer('woken')))),
+            }),
+          ),
+        },
       });
       const waiterId = `${waitTeam.teamId}/teammate/waiter`;
       for (let i = 0; i < 100; i++) {
-        const state = await client.workflow.getHandle(waiterId).query(getTeammateStateQuery).catch(() => null);
+        const state = await client.workflow
+          .getHandle(waiterId)
+          .query(getTeammateStateQuery)
+          .catch(() => null);
         if (state?.conversation.some((e) => e.toolCalls?.some((c) => c.name === 'wait_agent'))) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -102,7 +122,9 @@ async function main(): Promise<void> {
 
 /** Exports with `temporal workflow show --output json`: the format users get from the CLI and Web UI. */
 function save(address: string, workflowId: string, file: string): void {
-  const json = execFileSync(ensureTemporalCli(), ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', address], { encoding: 'utf8' });
+  const json = execFileSync(ensureTemporalCli(), ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', address], {
+    encoding: 'utf8',
+  });
   const events = (JSON.parse(json) as { events?: unknown[] }).events?.length ?? 0;
   fs.mkdirSync(OUT, { recursive: true });
   fs.writeFileSync(path.join(OUT, file), json);

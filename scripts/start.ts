@@ -50,8 +50,15 @@ async function main(): Promise<void> {
   const workerConnection = await NativeConnection.connect({ address: server.address });
   // Work tools act on a demo checkout, never on this repository. Point AGENT_TEAMS_CHECKOUT elsewhere to choose.
   const checkoutRoot = process.env.AGENT_TEAMS_CHECKOUT ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-demo-checkout-'));
-  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: DEFAULT_TASK_QUEUE, checkoutRoot });
-  console.log(`      model: ${process.env.MODEL_BASE_URL ? process.env.MODEL_BASE_URL : 'the SCRIPTED model (deterministic; set MODEL_PROVIDER/MODEL_BASE_URL for a real one)'}; checkout: ${checkoutRoot}`);
+  const { worker, close: closeWorker } = await createTeamWorker({
+    connection: workerConnection,
+    address: server.address,
+    taskQueue: DEFAULT_TASK_QUEUE,
+    checkoutRoot,
+  });
+  console.log(
+    `      model: ${process.env.MODEL_BASE_URL ? process.env.MODEL_BASE_URL : 'the SCRIPTED model (deterministic; set MODEL_PROVIDER/MODEL_BASE_URL for a real one)'}; checkout: ${checkoutRoot}`,
+  );
   const running = worker.run();
 
   const connection = await Connection.connect({ address: server.address });

@@ -138,9 +138,7 @@ const wireResponseSchema = z.object({
       }),
     )
     .min(1),
-  usage: z
-    .object({ prompt_tokens: z.number(), completion_tokens: z.number() })
-    .nullish(),
+  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish(),
 });
 
 function argumentsText(args: unknown): string {
@@ -309,10 +307,12 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
     const where = `POST ${endpoint} (model ${model}) returned ${status}: ${serverErrorText(body.text)}${cut}`;
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(responseHeaders);
-      return new ModelCallError(
-        `rate limited: ${where}; retry after ${retryAfterMs ?? 'a while'} ms, or lower concurrency / raise the provider's rate limit`,
-        { kind: 'rate_limited', retryable: true, status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) },
-      );
+      return new ModelCallError(`rate limited: ${where}; retry after ${retryAfterMs ?? 'a while'} ms, or lower concurrency / raise the provider's rate limit`, {
+        kind: 'rate_limited',
+        retryable: true,
+        status,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
     }
     if (status === 401 || status === 403) {
       return new ModelCallError(`model server refused the credentials: ${where}; check MODEL_API_KEY (set, valid, and allowed to use model ${model})`, {

@@ -38,10 +38,7 @@ export const SCRIPTED_THINK_SLICE_MS = 200;
 /** The tool a `send` step calls. */
 export const SEND_MESSAGE_TOOL = 'send_message';
 
-export type ScriptedModelStep =
-  | { kind: 'think'; ms: number }
-  | { kind: 'call'; name: string; args: unknown }
-  | { kind: 'answer'; text: string };
+export type ScriptedModelStep = { kind: 'think'; ms: number } | { kind: 'call'; name: string; args: unknown } | { kind: 'answer'; text: string };
 
 export interface ScriptedModelChunk {
   thinkMs: number[];

@@ -2,7 +2,8 @@
  * Builders for the scripted model's script language (see scriptedModel.ts), so tests and the demo
  * write `script(tool('claim_task', {...}), send('lead', 'done'))` instead of raw JSON.
  */
-export type ScriptStep = { think: number } | { send: { to: string; content: unknown } } | { tool: { name: string; args: Record<string, unknown> } } | { answer: string };
+export type ScriptStep =
+  { think: number } | { send: { to: string; content: unknown } } | { tool: { name: string; args: Record<string, unknown> } } | { answer: string };
 
 export interface Script {
   script: ScriptStep[];

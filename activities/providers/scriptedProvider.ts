@@ -66,9 +66,7 @@ function describeLast(request: ModelRequest): string {
 
 export function createScriptedProvider(script: ScriptedStep[] | ScriptFunction): ScriptedProvider {
   const calls: ModelRequest[] = [];
-  const steps: ScriptedStep[] | null = Array.isArray(script)
-    ? script.map((step, i) => ('throws' in step ? step : validated(step, `step ${i}`)))
-    : null;
+  const steps: ScriptedStep[] | null = Array.isArray(script) ? script.map((step, i) => ('throws' in step ? step : validated(step, `step ${i}`))) : null;
 
   return {
     get calls() {
@@ -83,7 +81,9 @@ export function createScriptedProvider(script: ScriptedStep[] | ScriptFunction):
       calls.push(structuredClone(request));
       try {
         if (!steps) {
-          return Promise.resolve(structuredClone(validated((script as ScriptFunction)(structuredClone(request), callIndex), `the response to call ${callIndex}`)));
+          return Promise.resolve(
+            structuredClone(validated((script as ScriptFunction)(structuredClone(request), callIndex), `the response to call ${callIndex}`)),
+          );
         }
         const step = steps[callIndex];
         if (!step) {

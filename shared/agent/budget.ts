@@ -31,7 +31,14 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { ConversationEntry } from '../contract';
-import { CARRIED_CONVERSATION_BUDGET_BYTES, PAYLOAD_BUDGET_BYTES, PROMPT_BUDGET_BYTES, QUERIED_CONVERSATION_BUDGET_BYTES, jsonBytes, utf8Length } from '../limits';
+import {
+  CARRIED_CONVERSATION_BUDGET_BYTES,
+  PAYLOAD_BUDGET_BYTES,
+  PROMPT_BUDGET_BYTES,
+  QUERIED_CONVERSATION_BUDGET_BYTES,
+  jsonBytes,
+  utf8Length,
+} from '../limits';
 import type { ChatMessage, ToolCall } from '../model';
 import { RUNTIME_NOTE_PREFIX, renderRuntimeNote } from './prompt';
 
@@ -175,7 +182,7 @@ function fit<T>(items: T[], budget: number, shape: Shape<T>, plan: Plan): T[] {
   // 1. Elide: older turns, then the current turn but its last entries; least useful kind first, oldest first.
   for (const old of [true, false]) {
     for (const kind of KINDS) {
-      for (let i = pinned; i < protectedFrom && !fits(); i++) if ((plan.turns[i]! < plan.currentTurn) === old) tryElide(i, kind);
+      for (let i = pinned; i < protectedFrom && !fits(); i++) if (plan.turns[i]! < plan.currentTurn === old) tryElide(i, kind);
     }
   }
   // 2. Drop whole oldest turns, block by block, never a block holding a protected entry.

@@ -15,7 +15,10 @@ import { TEAM_TOOLS, type TeamToolContext } from './teamTools';
 export type ToolExecutors = Record<ToolKind, (call: ToolCall, opId: string) => Promise<DispatchResult>>;
 
 export function unknownToolResult(toolset: Toolset, name: string): DispatchResult {
-  return { ok: false, text: JSON.stringify({ error: 'UnknownTool', message: `there is no tool "${name}" here; available tools: ${toolNames(toolset).join(', ')}` }) };
+  return {
+    ok: false,
+    text: JSON.stringify({ error: 'UnknownTool', message: `there is no tool "${name}" here; available tools: ${toolNames(toolset).join(', ')}` }),
+  };
 }
 
 export async function dispatchByName(toolset: Toolset, call: ToolCall, opId: string, executors: ToolExecutors): Promise<DispatchResult> {

@@ -73,6 +73,11 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
       input.conversation.push(toolEntry);
     }
   }
-  input.conversation.push({ role: 'system', content: { event: 'step limit reached', maxSteps }, turn: input.turn, ...(receipts.length > 0 ? { receipts } : {}) });
+  input.conversation.push({
+    role: 'system',
+    content: { event: 'step limit reached', maxSteps },
+    turn: input.turn,
+    ...(receipts.length > 0 ? { receipts } : {}),
+  });
   return { reply: null, steps: maxSteps, receipts, stepLimitReached: true };
 }

@@ -15,7 +15,10 @@ export interface PromptInput {
 }
 
 /** What a call the model made and never saw answered (an interrupted turn) is told. */
-export const INTERRUPTED_CALL_RESULT = JSON.stringify({ error: 'Interrupted', message: 'this call did not finish: the turn was interrupted or failed; check the state again before retrying' });
+export const INTERRUPTED_CALL_RESULT = JSON.stringify({
+  error: 'Interrupted',
+  message: 'this call did not finish: the turn was interrupted or failed; check the state again before retrying',
+});
 
 function text(content: ConversationEntry['content']): string {
   return typeof content === 'string' ? content : JSON.stringify(content);
@@ -41,7 +44,11 @@ export function assemblePrompt(input: PromptInput): ChatMessage[] {
     if (isForeignTeamRecord(entry, input.teamId) && entry.role !== 'assistant') continue;
     switch (entry.role) {
       case 'user':
-        messages.push({ role: 'user', content: entry.messageId && entry.from ? renderInboxMessage({ messageId: entry.messageId, from: entry.from, content: entry.content }) : text(entry.content) });
+        messages.push({
+          role: 'user',
+          content:
+            entry.messageId && entry.from ? renderInboxMessage({ messageId: entry.messageId, from: entry.from, content: entry.content }) : text(entry.content),
+        });
         break;
       case 'assistant': {
         // Its results are the tool entries right after it (ids may repeat across turns, so match by position).
@@ -61,7 +68,8 @@ export function assemblePrompt(input: PromptInput): ChatMessage[] {
         }
         messages.push({ role: 'assistant', content, toolCalls: calls });
         // Every call must be followed by its result; calls cut short by an interrupt get one.
-        for (const call of calls) messages.push({ role: 'tool', toolCallId: call.id, content: resultOf(call) ? text(resultOf(call)!.content) : INTERRUPTED_CALL_RESULT });
+        for (const call of calls)
+          messages.push({ role: 'tool', toolCallId: call.id, content: resultOf(call) ? text(resultOf(call)!.content) : INTERRUPTED_CALL_RESULT });
         break;
       }
       case 'system':

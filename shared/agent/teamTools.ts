@@ -91,16 +91,33 @@ export const spawnTeammateTool = defineTool({
     message: spawnRequestSchema.shape.message.describe(MESSAGE_CONTENT),
     model: spawnRequestSchema.shape.model.describe('model for this teammate; default: the Team default'),
   }),
-  result: z.strictObject({ name: z.string(), phase: memberPhase, context: z.enum(['fresh', 'fork']), failure: z.string().nullable(), initialMessageId: z.string() }),
+  result: z.strictObject({
+    name: z.string(),
+    phase: memberPhase,
+    context: z.enum(['fresh', 'fork']),
+    failure: z.string().nullable(),
+    initialMessageId: z.string(),
+  }),
   async execute(input, ctx: TeamToolContext) {
-    const result = await ctx.update(defs.spawnTeammateUpdate, { name: input.name, context: input.context, message: (input.message ?? '') as defs.SpawnTeammateRequest['message'], model: input.model });
-    return { name: result.member.name, phase: result.member.phase, context: result.member.context, failure: result.member.failure, initialMessageId: result.initialMessageId };
+    const result = await ctx.update(defs.spawnTeammateUpdate, {
+      name: input.name,
+      context: input.context,
+      message: (input.message ?? '') as defs.SpawnTeammateRequest['message'],
+      model: input.model,
+    });
+    return {
+      name: result.member.name,
+      phase: result.member.phase,
+      context: result.member.context,
+      failure: result.member.failure,
+      initialMessageId: result.initialMessageId,
+    };
   },
 });
 
 export const sendMessageTool = defineTool({
   name: 'send_message',
-  description: 'Send a message into a member\'s inbox (running, idle or not resident). Returns inbox acceptance: the message id and the target\'s phase.',
+  description: "Send a message into a member's inbox (running, idle or not resident). Returns inbox acceptance: the message id and the target's phase.",
   input: sendEnvelopeSchema.omit({ caller: true, messageId: true }).extend({
     to: sendEnvelopeSchema.shape.to.describe(MEMBER_NAME),
     content: sendEnvelopeSchema.shape.content.describe(MESSAGE_CONTENT),
@@ -133,14 +150,15 @@ function taskMutationTool<Req extends Attributed, Input extends z.ZodType<Omit<R
 
 export const createTaskTool = taskMutationTool({
   name: 'create_task',
-  description: 'Create a task on the shared board. dependencies: ids that must be completed first. writeScopes: path prefixes the task will write (advisory; overlaps are reported, never blocked).',
+  description:
+    'Create a task on the shared board. dependencies: ids that must be completed first. writeScopes: path prefixes the task will write (advisory; overlaps are reported, never blocked).',
   input: createTaskBody,
   update: defs.createTaskUpdate,
 });
 
 export const editTaskTool = taskMutationTool({
   name: 'edit_task',
-  description: 'Owner or Lead: change a task\'s subject, description, dependencies or writeScopes.',
+  description: "Owner or Lead: change a task's subject, description, dependencies or writeScopes.",
   // safeExtend: keeps the wire's at-least-one-field refinement.
   input: editTaskBody.safeExtend({ expectedRevision }),
   update: defs.editTaskUpdate,
@@ -216,7 +234,7 @@ export const waitAgentTool = defineTool({
 
 export const interruptTeammateTool = defineTool({
   name: 'interrupt_teammate',
-  description: 'Lead only: cancel a teammate\'s current turn. Its inbox and task ownership stay as they are.',
+  description: "Lead only: cancel a teammate's current turn. Its inbox and task ownership stay as they are.",
   input: interruptRequestSchema.omit({ caller: true }).extend({ name: interruptRequestSchema.shape.name.describe(MEMBER_NAME) }),
   result: z.strictObject({ name: z.string(), statusAtInterrupt: liveStatus }),
   async execute(input, ctx: TeamToolContext) {
@@ -232,14 +250,30 @@ export const readRosterTool = defineTool({
   result: z.strictObject({
     maxMembers: z.number(),
     admission: z.enum(['open', 'closed']),
-    members: z.array(z.strictObject({ name: z.string(), phase: memberPhase, context: z.enum(['fresh', 'fork']), model: z.string().nullable(), status: liveStatus.nullable(), failure: z.string().nullable() })),
+    members: z.array(
+      z.strictObject({
+        name: z.string(),
+        phase: memberPhase,
+        context: z.enum(['fresh', 'fork']),
+        model: z.string().nullable(),
+        status: liveStatus.nullable(),
+        failure: z.string().nullable(),
+      }),
+    ),
   }),
   async execute(_input, ctx: TeamToolContext) {
     const { view, liveStatus: live } = await ctx.roster();
     return {
       maxMembers: view.maxMembers,
       admission: view.admission,
-      members: view.members.map((m) => ({ name: m.name, phase: m.phase, context: m.context, model: m.model, status: live[m.name] ?? null, failure: m.failure })),
+      members: view.members.map((m) => ({
+        name: m.name,
+        phase: m.phase,
+        context: m.context,
+        model: m.model,
+        status: live[m.name] ?? null,
+        failure: m.failure,
+      })),
     };
   },
 });

@@ -17,7 +17,11 @@ export const RECENT_UPDATE_WINDOW = 256;
 
 export function applyLead(state: LeadState, event: LeadEvent, at: string): LeadState {
   if (isTeamEvent(event)) {
-    const next = { ...state, team: applyTeamEvent(state.team, event), edges: recordEdge(state.edges, event.type.startsWith('task') ? 'task' : 'roster', event.type, at) };
+    const next = {
+      ...state,
+      team: applyTeamEvent(state.team, event),
+      edges: recordEdge(state.edges, event.type.startsWith('task') ? 'task' : 'roster', event.type, at),
+    };
     // A stopped member's child has exited (disposal stopped it).
     return event.type === 'memberStopped' ? { ...next, liveStatus: { ...next.liveStatus, [event.name]: 'exited' } } : next;
   }
@@ -48,7 +52,11 @@ export function applyLead(state: LeadState, event: LeadEvent, at: string): LeadS
       const sizes = [...(own(state.unsettledBytes, to) ?? [])];
       const at = sizes.lastIndexOf(bytes);
       if (at >= 0) sizes.splice(at, 1);
-      return { ...state, delivered: { ...state.delivered, [to]: Math.max(0, (own(state.delivered, to) ?? 0) - 1) }, unsettledBytes: { ...state.unsettledBytes, [to]: sizes } };
+      return {
+        ...state,
+        delivered: { ...state.delivered, [to]: Math.max(0, (own(state.delivered, to) ?? 0) - 1) },
+        unsettledBytes: { ...state.unsettledBytes, [to]: sizes },
+      };
     }
     case 'messageRelayed':
       return { ...state, edges: recordEdge(state.edges, 'mailbox', event.messageId, at) };

@@ -11,7 +11,20 @@ import type { InboxMessage } from '../inbox';
 import type { JsonValue } from '../json';
 import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../limits';
 import type { CommandContext, Decision, ProvisioningOutcome, TaskCommand, TaskDecision, TeamRejection, TeamRejectionType } from '../team';
-import { LEAD, decideCloseAdmission, decideProvisioningOutcome, decideSend, decideSpawn, decideStopped, decideTaskCommand, isActingMember, isLivePhase, notFoundMessage, reject, taskKey } from '../team';
+import {
+  LEAD,
+  decideCloseAdmission,
+  decideProvisioningOutcome,
+  decideSend,
+  decideSpawn,
+  decideStopped,
+  decideTaskCommand,
+  isActingMember,
+  isLivePhase,
+  notFoundMessage,
+  reject,
+  taskKey,
+} from '../team';
 import type { EdgeKind } from '../teamEdges';
 import { EDGE_KINDS } from '../teamEdges';
 import type { LeadEvent } from './events';
@@ -53,7 +66,13 @@ export function decideSpawnTeammate(state: LeadState, request: SpawnRequest, now
  * initial message as relay 1. `conflict` when the record was already settled the other way: the
  * caller then drains the child and reports it.
  */
-export function decideSettle(state: LeadState, name: string, outcome: ProvisioningOutcome, now: string, initialMessageBytes = 0): LeadDecision | { ok: false; conflict: true } {
+export function decideSettle(
+  state: LeadState,
+  name: string,
+  outcome: ProvisioningOutcome,
+  now: string,
+  initialMessageBytes = 0,
+): LeadDecision | { ok: false; conflict: true } {
   const decision = decideProvisioningOutcome(state.team, name, outcome, now);
   if (!decision.ok) return decision.rejection.type === 'ProvisioningConflict' ? { ok: false, conflict: true } : decision;
   const opens = outcome.phase === 'active' && (own(state.liveStatus, name) === undefined || own(state.delivered, name) === undefined);
@@ -80,14 +99,18 @@ export function decideSendMessage(state: LeadState, request: SendRequest, update
   const allowed = fromTeam(decideSend(state.team, request.caller, request.to));
   if (!allowed.ok) return allowed;
   if (request.messageId === undefined && updateId.length > MAX_ID_LENGTH) {
-    return refuse('InvalidTeamCommand', `sendMessage: the update id (${updateId.length} characters) is too long to serve as the message id; pass a messageId of at most ${MAX_ID_LENGTH} characters`);
+    return refuse(
+      'InvalidTeamCommand',
+      `sendMessage: the update id (${updateId.length} characters) is too long to serve as the message id; pass a messageId of at most ${MAX_ID_LENGTH} characters`,
+    );
   }
   return decideInboxRoom(state, request.to, messageBytes(request.content));
 }
 
 /** InboxFull when a message would take the target's unread mail past its budget. */
 export function decideInboxRoom(state: LeadState, to: string, bytes: number): LeadDecision {
-  const [waiting, budget] = to === LEAD ? [jsonBytes(state.leadInbox.pending), LEAD_INBOX_BUDGET_BYTES] : [sum(own(state.unsettledBytes, to) ?? []), MEMBER_INBOX_BUDGET_BYTES];
+  const [waiting, budget] =
+    to === LEAD ? [jsonBytes(state.leadInbox.pending), LEAD_INBOX_BUDGET_BYTES] : [sum(own(state.unsettledBytes, to) ?? []), MEMBER_INBOX_BUDGET_BYTES];
   if (waiting + bytes <= budget) return accept();
   return refuse(
     'InboxFull',
@@ -104,14 +127,20 @@ export function receiveForLead(message: InboxMessage): LeadEvent[] {
 export function decidePrompt(state: LeadState, request: PromptRequest, agentEnabled: boolean): LeadDecision {
   if (request.caller !== LEAD) return refuse('LeadOnly', 'only the Lead (its operator) prompts the Lead agent');
   if (!agentEnabled) {
-    return refuse('AgentNotEnabled', `Team ${state.team.teamId} was started without a prompt, so its Lead runs no agent; start a Team with a prompt to talk to its Lead`);
+    return refuse(
+      'AgentNotEnabled',
+      `Team ${state.team.teamId} was started without a prompt, so its Lead runs no agent; start a Team with a prompt to talk to its Lead`,
+    );
   }
   return accept();
 }
 
 // ---- live status, interrupt, wait, lifecycle -----------------------------------------------
 
-export function decideStatusReport(state: LeadState, report: { name: string; status: LiveStatus; consumed?: number | undefined; settled?: number | undefined }): SignalDecision {
+export function decideStatusReport(
+  state: LeadState,
+  report: { name: string; status: LiveStatus; consumed?: number | undefined; settled?: number | undefined },
+): SignalDecision {
   if (!own(state.team.members, report.name)) return { ok: false, ignored: 'nonMember' };
   return { ok: true, events: [{ type: 'memberStatusReported', ...report }] };
 }

@@ -36,7 +36,11 @@ export function nextStepAfterReply(state: LeadState, nudges: number, waitedOut: 
   if (open.length > 0 && nudges < MAX_COMPLETION_NUDGES) {
     return {
       kind: 'nudge',
-      content: { event: 'work remains before your final answer', openTasks: open, hint: 'check the board (list_tasks) and your messages; finish, reassign or cancel these tasks, or answer again to finish anyway' },
+      content: {
+        event: 'work remains before your final answer',
+        openTasks: open,
+        hint: 'check the board (list_tasks) and your messages; finish, reassign or cancel these tasks, or answer again to finish anyway',
+      },
       countsAgainstBudget: true,
     };
   }

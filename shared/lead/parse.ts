@@ -44,7 +44,11 @@ export function parsePrompt(input: unknown): PromptRequest {
 
 export function parseTaskCommand(kind: TaskCommandKind, input: unknown): { caller: string; command: TaskCommand } {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw ApplicationFailure.create({ type: 'InvalidTeamCommand', message: `${kind} takes one object argument; see the wire contract in docs/wire-contract.md`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: 'InvalidTeamCommand',
+      message: `${kind} takes one object argument; see the wire contract in docs/wire-contract.md`,
+      nonRetryable: true,
+    });
   }
   const { caller, ...body } = input as Record<string, unknown>;
   const { caller: parsedCaller } = parseWith(kind, callerOnlySchema, { caller });
@@ -59,7 +63,8 @@ export function parseTaskCommand(kind: TaskCommandKind, input: unknown): { calle
 function originalJson(updateName: string, input: unknown, field: string): JsonValue {
   const value: unknown = typeof input === 'object' && input !== null ? Object.getOwnPropertyDescriptor(input, field)?.value : undefined;
   const problem = value === undefined ? `${field} is required` : jsonProblem(value);
-  if (problem) throw ApplicationFailure.create({ type: 'InvalidTeamCommand', message: `${updateName} input is invalid: ${field}: ${problem}`, nonRetryable: true });
+  if (problem)
+    throw ApplicationFailure.create({ type: 'InvalidTeamCommand', message: `${updateName} input is invalid: ${field}: ${problem}`, nonRetryable: true });
   return value as JsonValue;
 }
 
@@ -67,7 +72,10 @@ function requireMessageSize(updateName: string, content: JsonValue): void {
   const bytes = jsonBytes(content);
   if (bytes > MAX_MESSAGE_BYTES) {
     throw rejectionFailure(
-      reject('PayloadTooLarge', `${updateName}: the message is ${bytes} bytes of JSON, over the ${MAX_MESSAGE_BYTES}-byte limit; send a shorter message (e.g. write the long part to a file in the checkout and send its path)`),
+      reject(
+        'PayloadTooLarge',
+        `${updateName}: the message is ${bytes} bytes of JSON, over the ${MAX_MESSAGE_BYTES}-byte limit; send a shorter message (e.g. write the long part to a file in the checkout and send its path)`,
+      ),
     );
   }
 }

@@ -16,7 +16,8 @@ export function deliveryProblem(message: unknown): string | null {
   const from = field('from');
   const sentAt = field('sentAt');
   const relaySeq = field('relaySeq');
-  if (typeof messageId !== 'string' || messageId.length === 0 || messageId.length > MAX_ID_LENGTH) return `messageId must be a string of 1-${MAX_ID_LENGTH} characters`;
+  if (typeof messageId !== 'string' || messageId.length === 0 || messageId.length > MAX_ID_LENGTH)
+    return `messageId must be a string of 1-${MAX_ID_LENGTH} characters`;
   if (typeof from !== 'string' || from.length === 0 || from.length > MAX_MEMBER_NAME_LENGTH) return 'from must name the sender';
   if (typeof sentAt !== 'string' || sentAt.length > 64) return 'sentAt must be a timestamp';
   if (relaySeq !== undefined && !(Number.isSafeInteger(relaySeq) && (relaySeq as number) > 0)) return 'relaySeq must be a positive integer';
@@ -32,5 +33,3 @@ export function relaySeqOf(message: unknown): number | undefined {
   const value: unknown = Object.getOwnPropertyDescriptor(message, 'relaySeq')?.value;
   return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 }
-
-

@@ -96,7 +96,12 @@ function withMemberPhase(state: TeamState, name: string, phase: MemberPhase, at:
 function forgetOldTombstones(state: TeamState): TeamState {
   const tombstones = Object.values(state.tasks).filter((t) => t.deleted);
   if (tombstones.length <= MAX_TOMBSTONES) return state;
-  const forget = new Set(tombstones.sort((a, b) => a.id - b.id).slice(0, tombstones.length - MAX_TOMBSTONES).map((t) => t.id));
+  const forget = new Set(
+    tombstones
+      .sort((a, b) => a.id - b.id)
+      .slice(0, tombstones.length - MAX_TOMBSTONES)
+      .map((t) => t.id),
+  );
   const tasks: Record<string, TaskSnapshot> = {};
   for (const task of Object.values(state.tasks)) if (!forget.has(task.id)) tasks[taskKey(task.id)] = task;
   return { ...state, tasks };

@@ -23,7 +23,9 @@ const refuse = (rejection: TeamRejection): Decision => ({ ok: false, rejection }
  */
 export function decideTask(state: TeamState, command: TaskCommand, ctx: CommandContext): Decision {
   if (!isActingMember(state, ctx.caller)) {
-    return refuse(reject('NotATeamMember', `"${ctx.caller}" is not an active member of Team ${state.teamId}; only the Lead and live teammates act on the board`));
+    return refuse(
+      reject('NotATeamMember', `"${ctx.caller}" is not an active member of Team ${state.teamId}; only the Lead and live teammates act on the board`),
+    );
   }
   if (command.kind === 'createTask') return decideCreate(state, command, ctx);
 
@@ -32,17 +34,19 @@ export function decideTask(state: TeamState, command: TaskCommand, ctx: CommandC
   if (task.deleted) return refuse(reject('TaskDeleted', `task ${task.id} was deleted; its tombstone can be read but not changed`, { currentTask: task }));
   if (task.revision !== command.expectedRevision) {
     return refuse(
-      reject('TaskRevisionConflict', `task ${task.id} is at revision ${task.revision}, not ${command.expectedRevision}; re-read it and retry against the current snapshot`, {
-        currentTask: task,
-      }),
+      reject(
+        'TaskRevisionConflict',
+        `task ${task.id} is at revision ${task.revision}, not ${command.expectedRevision}; re-read it and retry against the current snapshot`,
+        {
+          currentTask: task,
+        },
+      ),
     );
   }
   const isLead = ctx.caller === LEAD;
   const isOwnerOrLead = isLead || task.owner === ctx.caller;
   const notOwner = (): Decision =>
-    refuse(
-      reject('TaskAuthorityViolation', `only the owner (${task.owner ?? 'none'}) or the Lead may ${command.kind} task ${task.id}`, { currentTask: task }),
-    );
+    refuse(reject('TaskAuthorityViolation', `only the owner (${task.owner ?? 'none'}) or the Lead may ${command.kind} task ${task.id}`, { currentTask: task }));
 
   switch (command.kind) {
     case 'editTask': {
@@ -57,7 +61,9 @@ export function decideTask(state: TeamState, command: TaskCommand, ctx: CommandC
       }
       if (command.dependencies !== undefined) {
         if (task.status !== 'pending') {
-          return refuse(reject('InvalidTaskDependency', `task ${task.id} is ${task.status}; dependencies can change only while it is pending`, { currentTask: task }));
+          return refuse(
+            reject('InvalidTaskDependency', `task ${task.id} is ${task.status}; dependencies can change only while it is pending`, { currentTask: task }),
+          );
         }
         const problem = dependencyProblem(state, command.dependencies, task.id);
         if (problem) return refuse({ ...problem, currentTask: task });
@@ -80,7 +86,9 @@ export function decideTask(state: TeamState, command: TaskCommand, ctx: CommandC
         return accept({ type: 'taskReleased', taskId: task.id, at: ctx.now });
       }
       if (!isActingMember(state, command.owner)) {
-        return refuse(reject('UnknownAssignee', `"${command.owner}" is not a live member; assign to the Lead or a provisioning/active teammate`, { currentTask: task }));
+        return refuse(
+          reject('UnknownAssignee', `"${command.owner}" is not a live member; assign to the Lead or a provisioning/active teammate`, { currentTask: task }),
+        );
       }
       return accept({ type: 'taskAssigned', taskId: task.id, owner: command.owner, at: ctx.now });
     }
@@ -95,7 +103,9 @@ export function decideTask(state: TeamState, command: TaskCommand, ctx: CommandC
     case 'transitionTask': {
       if (!isOwnerOrLead) return notOwner();
       if (!isTransitionAllowed(task.status, command.status)) {
-        return refuse(reject('InvalidTaskTransition', `task ${task.id} cannot go from ${task.status} to ${command.status}; see the status table`, { currentTask: task }));
+        return refuse(
+          reject('InvalidTaskTransition', `task ${task.id} cannot go from ${task.status} to ${command.status}; see the status table`, { currentTask: task }),
+        );
       }
       if (command.status === 'in_progress') {
         if (task.owner === null) return refuse(reject('TaskNotReady', `task ${task.id} has no owner; claim or assign it first`, { currentTask: task }));
@@ -109,7 +119,9 @@ export function decideTask(state: TeamState, command: TaskCommand, ctx: CommandC
       const dependents = Object.values(state.tasks).filter((t) => !t.deleted && t.dependencies.includes(task.id));
       if (dependents.length > 0) {
         return refuse(
-          reject('TaskHasDependents', `task ${task.id} is a dependency of ${dependents.map((t) => t.id).join(', ')}; edit those tasks first`, { currentTask: task }),
+          reject('TaskHasDependents', `task ${task.id} is a dependency of ${dependents.map((t) => t.id).join(', ')}; edit those tasks first`, {
+            currentTask: task,
+          }),
         );
       }
       return accept({ type: 'taskDeleted', taskId: task.id, at: ctx.now });

@@ -6,11 +6,7 @@ import { taskKey } from './task';
  * Finds the cycle that giving `taskId` the dependency list `dependencies` would create, if any.
  * Returns the ids along the cycle, starting and ending with `taskId` (e.g. [3, 5, 3]).
  */
-export function findDependencyCycle(
-  tasks: Readonly<Record<string, TaskSnapshot>>,
-  taskId: number,
-  dependencies: readonly number[],
-): number[] | null {
+export function findDependencyCycle(tasks: Readonly<Record<string, TaskSnapshot>>, taskId: number, dependencies: readonly number[]): number[] | null {
   // Depth-first search from each new dependency, following existing edges, looking for taskId.
   const visited: Record<string, true> = {};
   const walk = (current: number, path: number[]): number[] | null => {

@@ -58,7 +58,11 @@ function overlapIndex(state: TeamState): OverlapIndex {
  * The overlaps of `task` with live tasks: the first `limit` listed, the rest counted. Overlaps grow
  * with the product of the scopes, so a view lists a bounded number and says how many it left out.
  */
-export function writeScopeOverlaps(state: TeamState, task: TaskSnapshot, limit: number = MAX_OVERLAPS_PER_TASK): { overlaps: WriteScopeOverlap[]; omitted: number } {
+export function writeScopeOverlaps(
+  state: TeamState,
+  task: TaskSnapshot,
+  limit: number = MAX_OVERLAPS_PER_TASK,
+): { overlaps: WriteScopeOverlap[]; omitted: number } {
   if (task.writeScopes.length === 0 || task.deleted) return { overlaps: [], omitted: 0 };
   return overlapsOf(overlapIndex(state), task, isLiveTask(task), limit);
 }

@@ -49,7 +49,13 @@ export async function runToolCall<Context>(tool: AnyTool<Context>, argumentsJson
   try {
     raw = argumentsJson.trim() === '' ? {} : JSON.parse(argumentsJson);
   } catch (error) {
-    return { ok: false, text: JSON.stringify({ error: 'InvalidToolArguments', message: `arguments are not valid JSON (${errorMessage(error)}); send a JSON object matching the schema` }) };
+    return {
+      ok: false,
+      text: JSON.stringify({
+        error: 'InvalidToolArguments',
+        message: `arguments are not valid JSON (${errorMessage(error)}); send a JSON object matching the schema`,
+      }),
+    };
   }
   const input = tool.input.safeParse(raw);
   if (!input.success) {

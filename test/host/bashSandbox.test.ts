@@ -31,7 +31,11 @@ afterEach(() => {
 
 async function bash(command: string, options: { cwd?: string; timeoutMs?: number; sandbox?: Partial<BashSandboxConfig> } = {}) {
   const { runWorkTool } = createWorkToolActivities({ root, ...(options.sandbox ? { sandbox: options.sandbox } : {}) });
-  const outcome = await runWorkTool({ tool: 'bash', argumentsJson: JSON.stringify({ command, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }), cwd: options.cwd ?? '.' });
+  const outcome = await runWorkTool({
+    tool: 'bash',
+    argumentsJson: JSON.stringify({ command, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) }),
+    cwd: options.cwd ?? '.',
+  });
   return { ...outcome, result: JSON.parse(outcome.text) as Record<string, unknown> };
 }
 
@@ -47,7 +51,11 @@ describe('configuration and argv (pure)', () => {
   });
 
   test('the environment is the allow-list only, with the sandbox HOME', () => {
-    const env = sandboxEnv({ PATH: '/bin', LANG: 'C.UTF-8', TERM: 'xterm', HOME: '/root', MODEL_API_KEY: 'k', GOPATH: '/go', TEMPORAL_TLS_CLIENT_KEY_DATA: 'x' }, { allowEnv: ['GOPATH'] }, '/root');
+    const env = sandboxEnv(
+      { PATH: '/bin', LANG: 'C.UTF-8', TERM: 'xterm', HOME: '/root', MODEL_API_KEY: 'k', GOPATH: '/go', TEMPORAL_TLS_CLIENT_KEY_DATA: 'x' },
+      { allowEnv: ['GOPATH'] },
+      '/root',
+    );
     expect(env).toEqual({ PATH: '/bin', LANG: 'C.UTF-8', TERM: 'xterm', GOPATH: '/go', HOME: '/root' });
   });
 
@@ -62,7 +70,13 @@ describe('configuration and argv (pure)', () => {
   });
 
   test('argv: namespaces, read-only root, private /tmp and HOME, masked files, the checkout bound last', () => {
-    const args = bwrapArgs({ root: '/srv/co', cwd: '/srv/co/sub', home: '/home/node', network: false, maskFiles: ['/etc/temporal/key.pem', '/srv/co/inside.pem'] });
+    const args = bwrapArgs({
+      root: '/srv/co',
+      cwd: '/srv/co/sub',
+      home: '/home/node',
+      network: false,
+      maskFiles: ['/etc/temporal/key.pem', '/srv/co/inside.pem'],
+    });
     expect(args).toEqual([
       '--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net',
       '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/home/node',
@@ -81,7 +95,12 @@ describe('bash under bubblewrap (real commands)', () => {
     expect(stdout).not.toContain(SECRET);
     expect(stdout).not.toContain(SECRET_NAME);
     expect(stdout).not.toContain('sk-model-key-test');
-    const names = new Set((stdout.split('---')[0] ?? '').split('\n').filter(Boolean).map((line) => line.split('=')[0]));
+    const names = new Set(
+      (stdout.split('---')[0] ?? '')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('=')[0]),
+    );
     for (const name of names) expect(['PATH', 'HOME', 'LANG', 'TERM', 'PWD', 'SHLVL', '_', 'OLDPWD']).toContain(name);
     // Only the sandbox's own few processes are visible.
     expect(Number((stdout.split('---')[2] ?? '').trim())).toBeLessThan(10);
@@ -106,7 +125,9 @@ describe('bash under bubblewrap (real commands)', () => {
   });
 
   test('a write outside the checkout fails (or stays in the private /tmp); one inside lands', async () => {
-    const { result } = await bash(`echo x > /usr/pwned-by-bash; echo "usr=$?"; echo x > ${scratch}/outside.txt; echo inside > sub/inside.txt; echo x > "$HOME/h"`);
+    const { result } = await bash(
+      `echo x > /usr/pwned-by-bash; echo "usr=$?"; echo x > ${scratch}/outside.txt; echo inside > sub/inside.txt; echo x > "$HOME/h"`,
+    );
     expect(result.stdout).toMatch(/usr=[1-9]/);
     expect(result.stderr).toMatch(/Read-only file system/);
     expect(fs.existsSync('/usr/pwned-by-bash')).toBe(false);

@@ -60,11 +60,7 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
     configText = printed.stdout;
     // docker-compose 1.29 has no `config --format json`; it depends on python3-yaml, so use that
     // to read its YAML output.
-    const parsed = run(
-      'python3',
-      ['-c', 'import sys, json, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)'],
-      configText,
-    );
+    const parsed = run('python3', ['-c', 'import sys, json, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)'], configText);
     if (parsed.status !== 0) throw new Error(`could not parse docker-compose config output:\n${describeRun(parsed)}`);
     config = JSON.parse(parsed.stdout) as ComposeConfig;
   });
@@ -144,7 +140,7 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
     expect(ui.ports).toEqual(expect.arrayContaining([expect.objectContaining({ published: 8080, target: 8080 })]));
   });
 
-  test("the worker is built here, reaches the temporal service, and starts after the search attributes exist", () => {
+  test('the worker is built here, reaches the temporal service, and starts after the search attributes exist', () => {
     const w = config.services.worker!;
     expect(w.build?.context).toBe(ROOT);
     expect(w.build?.dockerfile ?? 'Dockerfile').toBe('Dockerfile');
@@ -172,7 +168,9 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
     expect(copyAll).toBeGreaterThan(npmCi);
     expect(dockerfile).toMatch(/CMD \["npx", "ts-node", "worker\/main\.ts"\]/);
 
-    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     expect(ignored).toEqual(expect.arrayContaining(['node_modules', 'dist', '.git', 'coverage']));
   });
 
@@ -198,10 +196,7 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
 
     test('a file docker-compose rejects', () => {
       const file = join(dir, 'bad-condition.yml');
-      writeFileSync(
-        file,
-        readFileSync(COMPOSE, 'utf8').replace('service_completed_successfully', 'service_finished_somehow'),
-      );
+      writeFileSync(file, readFileSync(COMPOSE, 'utf8').replace('service_completed_successfully', 'service_finished_somehow'));
       const r = run('bash', [SCRIPT, file]);
       expect(r.status).not.toBe(0);
       expect(r.stderr).toContain('config -q rejected the file');

@@ -55,7 +55,10 @@ function completion(message: Record<string, unknown>, finishReason = 'stop', usa
   };
 }
 
-const ok = (content: string): Reply => (res) => json(res, 200, completion({ content }));
+const ok =
+  (content: string): Reply =>
+  (res) =>
+    json(res, 200, completion({ content }));
 const hang: Reply = () => {
   /* never answers */
 };

@@ -32,7 +32,10 @@ test('every recorded history replays against the current workflow code', async (
   }));
   const failures: string[] = [];
   let replayed = 0;
-  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows'), bundlerOptions: { ignoreModules: [] } }, histories)) {
+  for await (const result of Worker.runReplayHistories(
+    { workflowsPath: require.resolve('../../workflows'), bundlerOptions: { ignoreModules: [] } },
+    histories,
+  )) {
     replayed += 1;
     if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
   }

@@ -135,7 +135,9 @@ describe('write_file', () => {
 
   test('racing writers with the same version: exactly one wins', async () => {
     put('a.txt', 'base');
-    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => call('write_file', { path: 'a.txt', content: `writer ${i}`, version: sha('base') })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call('write_file', { path: 'a.txt', content: `writer ${i}`, version: sha('base') })),
+    );
     const winners = outcomes.filter((o) => o.ok);
     expect(winners).toHaveLength(1);
     expect(outcomes.filter((o) => !o.ok).every((o) => o.result.error === 'StaleVersion')).toBe(true);
@@ -161,7 +163,9 @@ describe('edit_file', () => {
   test('text not found, ambiguous text and a stale version change nothing', async () => {
     const text = 'x = 1\nx = 1\nx = 1\n';
     put('a.txt', text);
-    expect((await call('edit_file', { path: 'a.txt', version: sha(text), oldText: 'y = 1', newText: 'y = 2' })).result).toMatchObject({ error: 'EditTextNotFound' });
+    expect((await call('edit_file', { path: 'a.txt', version: sha(text), oldText: 'y = 1', newText: 'y = 2' })).result).toMatchObject({
+      error: 'EditTextNotFound',
+    });
     const ambiguous = (await call('edit_file', { path: 'a.txt', version: sha(text), oldText: 'x = 1', newText: 'x = 2' })).result;
     expect(ambiguous).toMatchObject({ error: 'EditTextAmbiguous', message: expect.stringMatching(/occurs 3 times.*replaceAll/) });
     expect((await call('edit_file', { path: 'a.txt', version: sha('older'), oldText: 'x = 1', newText: 'x = 2', replaceAll: true })).result).toMatchObject({
@@ -283,7 +287,11 @@ describe('bash', () => {
     process.env.MODEL_API_KEY = 'sk-test';
     try {
       const activities = createWorkToolActivities({ root, heartbeat, heartbeatIntervalMs: 50 });
-      const outcome = await activities.runWorkTool({ tool: 'bash', argumentsJson: '{"command":"sleep 0.4; echo \\"key=${MODEL_API_KEY:-unset}\\""}', cwd: '.' });
+      const outcome = await activities.runWorkTool({
+        tool: 'bash',
+        argumentsJson: '{"command":"sleep 0.4; echo \\"key=${MODEL_API_KEY:-unset}\\""}',
+        cwd: '.',
+      });
       expect(JSON.parse(outcome.text)).toMatchObject({ stdout: 'key=unset\n', exitCode: 0 });
     } finally {
       delete process.env.MODEL_API_KEY;
@@ -300,14 +308,23 @@ describe('dispatch', () => {
   test('malformed JSON and invalid input are InvalidToolArguments', async () => {
     const malformed = await call('read_file', '{"path": ');
     expect([malformed.ok, malformed.result.error, malformed.cwd]).toEqual([false, 'InvalidToolArguments', '.']);
-    expect((await call('bash', { command: 'true', timeoutMs: 600_001 })).result).toMatchObject({ error: 'InvalidToolArguments', message: expect.stringMatching(/timeoutMs/) });
-    expect((await call('write_file', { path: 'a.txt', content: 'x' })).result).toMatchObject({ error: 'InvalidToolArguments', message: expect.stringMatching(/version/) });
+    expect((await call('bash', { command: 'true', timeoutMs: 600_001 })).result).toMatchObject({
+      error: 'InvalidToolArguments',
+      message: expect.stringMatching(/timeoutMs/),
+    });
+    expect((await call('write_file', { path: 'a.txt', content: 'x' })).result).toMatchObject({
+      error: 'InvalidToolArguments',
+      message: expect.stringMatching(/version/),
+    });
   });
 
   test('an unknown tool lists the valid ones and keeps the directory', async () => {
     const outcome = await call('delete_everything', {}, 'sub');
     expect(outcome).toMatchObject({ ok: false, cwd: 'sub' });
-    expect(outcome.result).toEqual({ error: 'UnknownTool', message: 'there is no work tool named "delete_everything"; the work tools are read_file, write_file, edit_file, bash' });
+    expect(outcome.result).toEqual({
+      error: 'UnknownTool',
+      message: 'there is no work tool named "delete_everything"; the work tools are read_file, write_file, edit_file, bash',
+    });
   });
 });
 

@@ -127,7 +127,12 @@ function countOutcome(test: string, outcome: UpdateOutcome): void {
   count(test, outcome.kind === 'rejected' ? `rejected ${outcome.type ?? '?'}` : outcome.kind);
 }
 afterAll(() => {
-  const lines = [...stats].map(([test, entry]) => `${test}: ${Object.entries(entry).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  const lines = [...stats].map(
+    ([test, entry]) =>
+      `${test}: ${Object.entries(entry)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}`,
+  );
   const total = [...stats.values()].reduce((n, e) => n + (e.payloads ?? 0), 0);
   console.info(`adversarial payloads sent: ${total}\n${lines.join('\n')}`);
 });
@@ -206,7 +211,9 @@ async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean
     }
     await sleep(150);
   }
-  throw new Error(`${what} not reached within ${timeoutMs} ms; last: ${preview(last, 300)}${lastError instanceof Error ? `; last error: ${lastError.message}` : ''}`);
+  throw new Error(
+    `${what} not reached within ${timeoutMs} ms; last: ${preview(last, 300)}${lastError instanceof Error ? `; last error: ${lastError.message}` : ''}`,
+  );
 }
 
 async function startFuzzTeam(label: string, options: { tinyTasks?: boolean } = {}): Promise<FuzzTeam> {
@@ -214,8 +221,14 @@ async function startFuzzTeam(label: string, options: { tinyTasks?: boolean } = {
   const teamId = team.teamId;
   mustOk(await update(teamId, 'spawnTeammate', { caller: 'lead', name: MATE, message: 'hello' }), 'spawn mate');
   const mateId = teammateId(teamId, MATE);
-  await waitFor(() => rawQuery<{ status: string; consumed: number }>(own.client, mateId, 'getTeammateState'), (s) => s.status === 'idle' && s.consumed === 1, 60_000, 'mate idle');
-  const create = async (body: Record<string, unknown>): Promise<{ id: number; revision: number }> => taskOf(mustOk(await update(teamId, 'createTask', { caller: 'lead', ...body }), `create ${String(body.subject)}`));
+  await waitFor(
+    () => rawQuery<{ status: string; consumed: number }>(own.client, mateId, 'getTeammateState'),
+    (s) => s.status === 'idle' && s.consumed === 1,
+    60_000,
+    'mate idle',
+  );
+  const create = async (body: Record<string, unknown>): Promise<{ id: number; revision: number }> =>
+    taskOf(mustOk(await update(teamId, 'createTask', { caller: 'lead', ...body }), `create ${String(body.subject)}`));
   const ready = (await create({ subject: 'ready' })).id;
   const owned = (await create({ subject: 'owned by mate' })).id;
   mustOk(await update(teamId, 'claimTask', { caller: MATE, taskId: owned, expectedRevision: 1 }), 'mate claims');
@@ -288,7 +301,11 @@ async function serveCheck(teamId: string, probe: string): Promise<string | null>
 /** A teammate still takes a message into a turn (sent through the Lead). */
 async function teammateServeCheck(teamId: string, name: string, probe: string): Promise<string | null> {
   const messageId = `probe-${probe}-${uniqueId('m')}`;
-  const sent = await unlessWedged(teamId, update(teamId, 'sendMessage', { caller: 'lead', to: name, content: `probe ${probe}`, messageId }), (reason): UpdateOutcome => ({ kind: 'error', error: reason, deadline: false }));
+  const sent = await unlessWedged(
+    teamId,
+    update(teamId, 'sendMessage', { caller: 'lead', to: name, content: `probe ${probe}`, messageId }),
+    (reason): UpdateOutcome => ({ kind: 'error', error: reason, deadline: false }),
+  );
   if (sent.kind !== 'ok') return `sendMessage probe to ${name} after ${probe}: ${describeOutcome(sent)}`;
   const taken = waitFor(
     () => rawQuery<{ conversation: { messageId?: string }[]; status: string }>(own.client, teammateId(teamId, name), 'getTeammateState', [], 10_000),
@@ -333,7 +350,8 @@ function outcomeProblem(label: string, outcome: UpdateOutcome): string | null {
   if (outcome.kind === 'rejected' && (!outcome.type || !DOCUMENTED_TYPES.has(outcome.type))) {
     return `${label}: rejected with undocumented type ${preview(outcome.type)}: ${outcome.message.slice(0, 200)}`;
   }
-  if (outcome.kind === 'ok' && outcome.resultBytes >= PAYLOAD_LIMIT_BYTES) return `${label}: result of ${outcome.resultBytes} bytes is over the 2 MB payload limit`;
+  if (outcome.kind === 'ok' && outcome.resultBytes >= PAYLOAD_LIMIT_BYTES)
+    return `${label}: result of ${outcome.resultBytes} bytes is over the 2 MB payload limit`;
   return null;
 }
 
@@ -345,7 +363,11 @@ interface Verdict {
 }
 
 /** Serve check, disposal (healthy Teams), health over every run of every workflow, then cleanup. */
-async function finishTeam(teamId: string, violations: string[], options: { wedged?: string | null; extraIds?: string[]; dispose?: boolean } = {}): Promise<Verdict> {
+async function finishTeam(
+  teamId: string,
+  violations: string[],
+  options: { wedged?: string | null; extraIds?: string[]; dispose?: boolean } = {},
+): Promise<Verdict> {
   let wedged = options.wedged ?? null;
   if (!wedged) {
     const served = await serveCheck(teamId, 'final');
@@ -403,8 +425,22 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
     ),
   };
   const revision = { specific: fc.constantFrom(H('current revision', currentRevision), H('0', 0), H('stale 1', 1), H('2**53+2', 2 ** 53 + 2), H('"1"', '1')) };
-  const subject = { specific: fc.constantFrom(H('200 chars', 's'.repeat(200)), H('201 chars', 's'.repeat(201)), H('100 astral (200 units)', '😀'.repeat(100)), H('whitespace only', '   '), H('{}', {})) };
-  const description = { specific: fc.constantFrom(H('20,000 chars', 'd'.repeat(20_000)), H('20,001 chars', 'd'.repeat(20_001)), H('10,000 astral (20,000 units)', '😀'.repeat(10_000))) };
+  const subject = {
+    specific: fc.constantFrom(
+      H('200 chars', 's'.repeat(200)),
+      H('201 chars', 's'.repeat(201)),
+      H('100 astral (200 units)', '😀'.repeat(100)),
+      H('whitespace only', '   '),
+      H('{}', {}),
+    ),
+  };
+  const description = {
+    specific: fc.constantFrom(
+      H('20,000 chars', 'd'.repeat(20_000)),
+      H('20,001 chars', 'd'.repeat(20_001)),
+      H('10,000 astral (20,000 units)', '😀'.repeat(10_000)),
+    ),
+  };
   const dependencies = {
     specific: fc.constantFrom(
       H('[ready]', [ids.ready]),
@@ -413,7 +449,10 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
       H('[ready, ready]', [ids.ready, ids.ready]),
       H('[0]', [0]),
       H('["1"]', ['1']),
-      H('101 ids', Array.from({ length: 101 }, (_, i) => i + 1)),
+      H(
+        '101 ids',
+        Array.from({ length: 101 }, (_, i) => i + 1),
+      ),
     ),
   };
   const writeScopes = {
@@ -430,12 +469,33 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
     ),
   };
   const memberName = {
-    specific: fc.constantFrom(H('"mate"', MATE), H('"lead"', 'lead'), H('"ghost"', 'ghost'), H('40-char kebab', kebabName(40)), H('41-char kebab', kebabName(41)), H('"Bad_Name"', 'Bad_Name'), ...PROTO_NAMES.map((n) => H(JSON.stringify(n), n))),
+    specific: fc.constantFrom(
+      H('"mate"', MATE),
+      H('"lead"', 'lead'),
+      H('"ghost"', 'ghost'),
+      H('40-char kebab', kebabName(40)),
+      H('41-char kebab', kebabName(41)),
+      H('"Bad_Name"', 'Bad_Name'),
+      ...PROTO_NAMES.map((n) => H(JSON.stringify(n), n)),
+    ),
   };
   const content = {
-    specific: fc.constantFrom(H('depth 64', deepObject(63)), H('depth 65+', deepObject(66)), H('own __proto__ keys', protoKeyObject()), H('huge string (1.9 MB)', hugeString()), H('deep array 1000', deepArray(1_000))),
+    specific: fc.constantFrom(
+      H('depth 64', deepObject(63)),
+      H('depth 65+', deepObject(66)),
+      H('own __proto__ keys', protoKeyObject()),
+      H('huge string (1.9 MB)', hugeString()),
+      H('deep array 1000', deepArray(1_000)),
+    ),
   };
-  const messageId = { specific: fc.constantFrom(H('200 chars', 'm'.repeat(200)), H('201 chars', 'm'.repeat(201)), H('""', ''), ...PROTO_NAMES.map((n) => H(JSON.stringify(n), n))) };
+  const messageId = {
+    specific: fc.constantFrom(
+      H('200 chars', 'm'.repeat(200)),
+      H('201 chars', 'm'.repeat(201)),
+      H('""', ''),
+      ...PROTO_NAMES.map((n) => H(JSON.stringify(n), n)),
+    ),
+  };
   const maxDeps = tiny.length >= 100 ? tiny.slice(0, 100) : [];
   const maxima = (base: Record<string, unknown>, fields: Record<string, [string, unknown][]>): PayloadTemplate[] =>
     Object.entries(fields).flatMap(([field, values]) =>
@@ -472,21 +532,44 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
   const editBase = { caller: 'lead', taskId: ids.ready, expectedRevision: currentRevision, subject: 'edited' };
   return {
     createTask: { spec: { base: createBase, fields: { subject, description, dependencies, writeScopes } }, maxima: maxima(createBase, taskMaxima) },
-    editTask: { spec: { base: editBase, fields: { taskId, expectedRevision: revision, subject, description, dependencies, writeScopes } }, maxima: maxima(editBase, taskMaxima) },
-    claimTask: { spec: { base: { caller: MATE, taskId: ids.ready, expectedRevision: currentRevision }, fields: { taskId, expectedRevision: revision } }, maxima: [] },
-    assignTask: {
-      spec: { base: { caller: 'lead', taskId: ids.ready, expectedRevision: currentRevision, owner: MATE }, fields: { taskId, expectedRevision: revision, owner: { specific: fc.oneof(memberName.specific, fc.constant(H('null', null))) } } },
+    editTask: {
+      spec: { base: editBase, fields: { taskId, expectedRevision: revision, subject, description, dependencies, writeScopes } },
+      maxima: maxima(editBase, taskMaxima),
+    },
+    claimTask: {
+      spec: { base: { caller: MATE, taskId: ids.ready, expectedRevision: currentRevision }, fields: { taskId, expectedRevision: revision } },
       maxima: [],
     },
-    releaseTask: { spec: { base: { caller: 'lead', taskId: ids.owned, expectedRevision: currentRevision }, fields: { taskId, expectedRevision: revision } }, maxima: [] },
-    transitionTask: {
+    assignTask: {
       spec: {
-        base: { caller: 'lead', taskId: ids.owned, expectedRevision: currentRevision, status: 'pending' },
-        fields: { taskId, expectedRevision: revision, status: { specific: fc.constantFrom(...['pending', 'in_progress', 'completed', 'cancelled', 'deleted', 'PENDING', 'done'].map((s) => H(JSON.stringify(s), s))) } },
+        base: { caller: 'lead', taskId: ids.ready, expectedRevision: currentRevision, owner: MATE },
+        fields: { taskId, expectedRevision: revision, owner: { specific: fc.oneof(memberName.specific, fc.constant(H('null', null))) } },
       },
       maxima: [],
     },
-    deleteTask: { spec: { base: { caller: 'lead', taskId: ids.blocked, expectedRevision: currentRevision }, fields: { taskId, expectedRevision: revision } }, maxima: [] },
+    releaseTask: {
+      spec: { base: { caller: 'lead', taskId: ids.owned, expectedRevision: currentRevision }, fields: { taskId, expectedRevision: revision } },
+      maxima: [],
+    },
+    transitionTask: {
+      spec: {
+        base: { caller: 'lead', taskId: ids.owned, expectedRevision: currentRevision, status: 'pending' },
+        fields: {
+          taskId,
+          expectedRevision: revision,
+          status: {
+            specific: fc.constantFrom(
+              ...['pending', 'in_progress', 'completed', 'cancelled', 'deleted', 'PENDING', 'done'].map((s) => H(JSON.stringify(s), s)),
+            ),
+          },
+        },
+      },
+      maxima: [],
+    },
+    deleteTask: {
+      spec: { base: { caller: 'lead', taskId: ids.blocked, expectedRevision: currentRevision }, fields: { taskId, expectedRevision: revision } },
+      maxima: [],
+    },
     readTask: {
       spec: { base: { caller: MATE, taskId: ids.ready }, fields: { taskId } },
       maxima: [
@@ -499,7 +582,12 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
     spawnTeammate: {
       spec: {
         base: { caller: 'lead', name: 'fuzz-spawn', message: 'hi' },
-        fields: { name: memberName, message: content, context: { specific: fc.constantFrom(H('"fresh"', 'fresh'), H('"fork"', 'fork'), H('"FORK"', 'FORK')) }, model: { specific: fc.constantFrom(H('null', null), H('"m"', 'm'), H('201 chars', 'x'.repeat(201))) } },
+        fields: {
+          name: memberName,
+          message: content,
+          context: { specific: fc.constantFrom(H('"fresh"', 'fresh'), H('"fork"', 'fork'), H('"FORK"', 'FORK')) },
+          model: { specific: fc.constantFrom(H('null', null), H('"m"', 'm'), H('201 chars', 'x'.repeat(201))) },
+        },
       },
       maxima: [
         { label: 'maximum: name of 40 chars', args: [{ caller: 'lead', name: kebabName(40), message: 'hi' }] },
@@ -523,7 +611,15 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
         base: { caller: 'lead', timeoutMs: 5 },
         fields: {
           timeoutMs: { specific: fc.constantFrom(H('1', 1), H('0', 0), H('3,600,001', 3_600_001), H('100', 100)) },
-          kinds: { specific: fc.constantFrom(H('[]', []), H('["task"]', ['task']), H('["bogus"]', ['bogus']), H('all kinds', ['roster', 'mailbox', 'task', 'status']), H('["task","task"]', ['task', 'task'])) },
+          kinds: {
+            specific: fc.constantFrom(
+              H('[]', []),
+              H('["task"]', ['task']),
+              H('["bogus"]', ['bogus']),
+              H('all kinds', ['roster', 'mailbox', 'task', 'status']),
+              H('["task","task"]', ['task', 'task']),
+            ),
+          },
         },
       },
       maxima: [],
@@ -535,7 +631,13 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
     },
     readLeadInbox: { spec: { base: { caller: 'lead' }, fields: {} }, maxima: [] },
     promptLead: {
-      spec: { base: { caller: 'lead', content: 'hello' }, fields: { content: { specific: fc.constantFrom(H('100,000 chars', 'p'.repeat(100_000)), H('100,001 chars', 'p'.repeat(100_001)), H('"   "', '   ')) }, messageId } },
+      spec: {
+        base: { caller: 'lead', content: 'hello' },
+        fields: {
+          content: { specific: fc.constantFrom(H('100,000 chars', 'p'.repeat(100_000)), H('100,001 chars', 'p'.repeat(100_001)), H('"   "', '   ')) },
+          messageId,
+        },
+      },
       maxima: [],
     },
     disposeTeam: {
@@ -578,14 +680,23 @@ function fieldlessSafe(spec: PayloadSpec): fc.Arbitrary<PayloadTemplate> {
  * Sends each payload alone, reads the view before and after: a rejection must leave it unchanged.
  * After each batch the Team must still serve. Stops early (with the reason) once the Lead is wedged.
  */
-async function fuzzUpdatesSequentially(team: FuzzTeam, name: UpdateName, spec: UpdateFuzzSpec, templates: PayloadTemplate[]): Promise<{ violations: string[]; wedged: string | null; sent: number }> {
+async function fuzzUpdatesSequentially(
+  team: FuzzTeam,
+  name: UpdateName,
+  spec: UpdateFuzzSpec,
+  templates: PayloadTemplate[],
+): Promise<{ violations: string[]; wedged: string | null; sent: number }> {
   const violations: string[] = [];
   let before: TeamViewLike | null = await view(team.teamId);
   let sent = 0;
   for (const [batchIndex, batch] of chunks(templates, BATCH).entries()) {
     for (const template of batch) {
       const payload = guarded(template, spec, before);
-      const outcome = await unlessWedged(team.teamId, rawUpdate(own.client, team.teamId, name, payload.args, { timeoutMs: CALL_TIMEOUT_MS }), (reason): UpdateOutcome => ({ kind: 'error', error: reason, deadline: false }));
+      const outcome = await unlessWedged(
+        team.teamId,
+        rawUpdate(own.client, team.teamId, name, payload.args, { timeoutMs: CALL_TIMEOUT_MS }),
+        (reason): UpdateOutcome => ({ kind: 'error', error: reason, deadline: false }),
+      );
       sent++;
       countOutcome(`Update ${name}`, outcome);
       const problem = outcomeProblem(payload.label, outcome);
@@ -634,7 +745,14 @@ test('mixed hostile Updates concurrently (pool of 6): every call answered or typ
   const team = await startFuzzTeam('burst');
   const specs = updateSpecs(team);
   const payloads = UPDATE_NAMES.flatMap((name, i) => templatesFor(name, specs[name], BURST_PER_UPDATE, SEED + 100 + i).map((t) => ({ name, template: t })));
-  const order = sampleOf(fc.shuffledSubarray(payloads.map((_, i) => i), { minLength: payloads.length, maxLength: payloads.length }), 1, SEED + 200)[0]!;
+  const order = sampleOf(
+    fc.shuffledSubarray(
+      payloads.map((_, i) => i),
+      { minLength: payloads.length, maxLength: payloads.length },
+    ),
+    1,
+    SEED + 200,
+  )[0]!;
   const violations: string[] = [];
   let wedged: string | null = null;
   for (const [batchIndex, batch] of chunks(order, 40).entries()) {
@@ -668,27 +786,53 @@ const SIGNAL_BASES = (teamId: string): Record<string, PayloadSpec> => {
   return {
     reportMemberStatus: {
       base: { name: MATE, status: 'idle', turn: 1, consumed: 1 },
-      fields: { name, status: { specific: fc.constantFrom(...['starting', 'running', 'idle', 'exited', 'bogus', 'IDLE'].map((s) => H(JSON.stringify(s), s))) }, turn: {}, consumed: { specific: fc.constantFrom(H('2**53+2', 2 ** 53 + 2), H('-5', -5)) } },
+      fields: {
+        name,
+        status: { specific: fc.constantFrom(...['starting', 'running', 'idle', 'exited', 'bogus', 'IDLE'].map((s) => H(JSON.stringify(s), s))) },
+        turn: {},
+        consumed: { specific: fc.constantFrom(H('2**53+2', 2 ** 53 + 2), H('-5', -5)) },
+      },
     },
     watchEdges: { base: { name: MATE, waitId: 'w1', kinds: ['task'] }, fields: { name, waitId, kinds } },
     unwatchEdges: { base: { name: MATE, waitId: 'w1' }, fields: { name, waitId } },
     subagentAnswer: {
       base: { agentId: `${teamId}/subagent/1`, turn: 1, answer: 'done' },
-      fields: { agentId: { specific: fc.constantFrom(...PROTO_NAMES.map((n) => H(JSON.stringify(n), n)), H('10k id', 'a'.repeat(10_000))) }, turn: {}, answer: {} },
+      fields: {
+        agentId: { specific: fc.constantFrom(...PROTO_NAMES.map((n) => H(JSON.stringify(n), n)), H('10k id', 'a'.repeat(10_000))) },
+        turn: {},
+        answer: {},
+      },
     },
     deliverMessage: {
       base: { messageId: 'fuzz-delivery', from: 'lead', content: 'hi', sentAt: at },
-      fields: { messageId: { specific: fc.constantFrom(H('201 chars', 'm'.repeat(201)), H('10k id', 'm'.repeat(10_000)), ...PROTO_NAMES.map((n) => H(JSON.stringify(n), n))) }, from: name, content: { specific: fc.constantFrom(H('depth 1000', deepObject(1_000)), H('own __proto__ keys', protoKeyObject()), H('huge (1.9 MB)', hugeString())) }, sentAt: {} },
+      fields: {
+        messageId: {
+          specific: fc.constantFrom(H('201 chars', 'm'.repeat(201)), H('10k id', 'm'.repeat(10_000)), ...PROTO_NAMES.map((n) => H(JSON.stringify(n), n))),
+        },
+        from: name,
+        content: { specific: fc.constantFrom(H('depth 1000', deepObject(1_000)), H('own __proto__ keys', protoKeyObject()), H('huge (1.9 MB)', hugeString())) },
+        sentAt: {},
+      },
     },
     interruptTurn: { base: { requestedBy: 'lead' }, fields: { requestedBy: name } },
     edgeNotification: {
       base: { waitId: 'w1', edge: { seq: 1, kind: 'task', subject: 'taskCreated', at } },
-      fields: { waitId, edge: { specific: fc.constantFrom(H('edge null', null), H('edge {}', {}), H('edge seq unsafe', { seq: 2 ** 53 + 2, kind: 'bogus', subject: {}, at: 5 })) } },
+      fields: {
+        waitId,
+        edge: {
+          specific: fc.constantFrom(H('edge null', null), H('edge {}', {}), H('edge seq unsafe', { seq: 2 ** 53 + 2, kind: 'bogus', subject: {}, at: 5 })),
+        },
+      },
     },
   };
 };
 
-async function fuzzSignals(team: FuzzTeam, signal: string, target: 'lead' | 'teammate', templates: PayloadTemplate[]): Promise<{ violations: string[]; wedged: string | null }> {
+async function fuzzSignals(
+  team: FuzzTeam,
+  signal: string,
+  target: 'lead' | 'teammate',
+  templates: PayloadTemplate[],
+): Promise<{ violations: string[]; wedged: string | null }> {
   const violations: string[] = [];
   const targetId = target === 'lead' ? team.teamId : team.mateId;
   for (const [batchIndex, batch] of chunks(templates, SIGNAL_BATCH).entries()) {
@@ -710,7 +854,12 @@ async function fuzzSignals(team: FuzzTeam, signal: string, target: 'lead' | 'tea
       const diff = firstDifference(before, withoutProbe);
       if (diff) violations.push(`${probe}: signals changed the board/roster: ${diff}`);
       const live = await rawQuery<Record<string, unknown>>(own.client, team.teamId, 'getLiveStatus').catch(() => ({}));
-      violations.push(...liveStatusProblems(live, after.members.map((m) => m.name)).map((p) => `${probe}: ${p}`));
+      violations.push(
+        ...liveStatusProblems(
+          live,
+          after.members.map((m) => m.name),
+        ).map((p) => `${probe}: ${p}`),
+      );
     }
     if (target === 'teammate') {
       const mateServed = await teammateServeCheck(team.teamId, MATE, probe);
@@ -726,38 +875,52 @@ async function fuzzSignals(team: FuzzTeam, signal: string, target: 'lead' | 'tea
 }
 
 describe('every signal, hostile payloads (Lead and teammate)', () => {
-  test.each([...LEAD_SIGNALS.map((s) => [s, 'lead'] as const), ...TEAMMATE_SIGNALS.map((s) => [s, 'teammate'] as const)].map(([s, t], i) => [s, t, i] as const))(
-    '%s (to the %s)',
-    async (signal, target, index) => {
-      const team = await startFuzzTeam(`sig-${signal}`);
-      const spec = SIGNAL_BASES(team.teamId)[signal]!;
-      // Fuzzed payloads first, the shapes (no argument, null, …) last: the no-payload tests below
-      // cover those alone, so a handler that breaks on them does not hide what the rest does.
-      const templates = [...sampleOf(payloadArbitrary(spec), FUZZ_PER_SIGNAL, SEED + 300 + index), ...shapeCases(spec.base)].map((t, i) => ({ label: `${signal} #${i} ${t.label}`, args: t.args }));
-      const { violations, wedged } = await fuzzSignals(team, signal, target, templates);
-      expectClean(await finishTeam(team.teamId, violations, { wedged }));
-    },
-  );
+  test.each(
+    [...LEAD_SIGNALS.map((s) => [s, 'lead'] as const), ...TEAMMATE_SIGNALS.map((s) => [s, 'teammate'] as const)].map(([s, t], i) => [s, t, i] as const),
+  )('%s (to the %s)', async (signal, target, index) => {
+    const team = await startFuzzTeam(`sig-${signal}`);
+    const spec = SIGNAL_BASES(team.teamId)[signal]!;
+    // Fuzzed payloads first, the shapes (no argument, null, …) last: the no-payload tests below
+    // cover those alone, so a handler that breaks on them does not hide what the rest does.
+    const templates = [...sampleOf(payloadArbitrary(spec), FUZZ_PER_SIGNAL, SEED + 300 + index), ...shapeCases(spec.base)].map((t, i) => ({
+      label: `${signal} #${i} ${t.label}`,
+      args: t.args,
+    }));
+    const { violations, wedged } = await fuzzSignals(team, signal, target, templates);
+    expectClean(await finishTeam(team.teamId, violations, { wedged }));
+  });
 });
 
 describe('every signal with no payload at all (temporal workflow signal --name X, no --input)', () => {
-  test.each([...LEAD_SIGNALS.map((s) => [s, 'lead'] as const), ...TEAMMATE_SIGNALS.map((s) => [s, 'teammate'] as const)])('%s (to the %s)', async (signal, target) => {
-    const team = await startFuzzTeam(`nopayload-${signal}`);
-    const targetId = target === 'lead' ? team.teamId : team.mateId;
-    const violations: string[] = [];
-    // String-name form and definition form, both without any argument.
-    count('signals without payload', 'payloads', 2);
-    for (const error of [await rawSignal(own.client, targetId, signal, []), await own.client.workflow.getHandle(targetId).signal(defineSignal<[]>(signal)).then(() => null, (e: unknown) => String(e))]) {
-      if (error) violations.push(`signal not delivered: ${error}`);
-    }
-    const served = await serveCheck(team.teamId, `${signal} without payload`);
-    if (served) violations.push(served);
-    if (!served && target === 'teammate') {
-      const mate = await teammateServeCheck(team.teamId, MATE, `${signal} without payload`);
-      if (mate) violations.push(mate);
-    }
-    expectClean(await finishTeam(team.teamId, violations, { wedged: served ? ((await leadWedged(team.teamId)) ?? served) : null }));
-  });
+  test.each([...LEAD_SIGNALS.map((s) => [s, 'lead'] as const), ...TEAMMATE_SIGNALS.map((s) => [s, 'teammate'] as const)])(
+    '%s (to the %s)',
+    async (signal, target) => {
+      const team = await startFuzzTeam(`nopayload-${signal}`);
+      const targetId = target === 'lead' ? team.teamId : team.mateId;
+      const violations: string[] = [];
+      // String-name form and definition form, both without any argument.
+      count('signals without payload', 'payloads', 2);
+      for (const error of [
+        await rawSignal(own.client, targetId, signal, []),
+        await own.client.workflow
+          .getHandle(targetId)
+          .signal(defineSignal<[]>(signal))
+          .then(
+            () => null,
+            (e: unknown) => String(e),
+          ),
+      ]) {
+        if (error) violations.push(`signal not delivered: ${error}`);
+      }
+      const served = await serveCheck(team.teamId, `${signal} without payload`);
+      if (served) violations.push(served);
+      if (!served && target === 'teammate') {
+        const mate = await teammateServeCheck(team.teamId, MATE, `${signal} without payload`);
+        if (mate) violations.push(mate);
+      }
+      expectClean(await finishTeam(team.teamId, violations, { wedged: served ? ((await leadWedged(team.teamId)) ?? served) : null }));
+    },
+  );
 });
 
 // ---- the reported cases --------------------------------------------------------------------------
@@ -782,32 +945,40 @@ describe('reported cases', () => {
     ['send_input', prototypeKeys.map((agentId) => tool('send_input', { agentId, message: 'are you there?' }))],
     ['wait_agent', [tool('wait_agent', { agentId: 'constructor', timeoutMs: 50 })]],
     ['close_agent', [tool('close_agent', { agentId: 'constructor' })]],
-  ])('a Lead agent on the default profile calling %s with agentId "constructor" (and other inherited keys) gets a typed tool error and keeps serving', async (toolName, steps) => {
-    const team = await TeamClient.start(own.client, { teamId: uniqueId(`adv-model-${toolName.replace('_', '-')}`), taskQueue: env.worker.taskQueue, agent: { prompt: scriptText(...steps, answer('probed')) } });
-    const violations: string[] = [];
-    let wedged: string | null = null;
-    const deadline = Date.now() + 60_000;
-    type AgentView = { status: string; finalAnswer: string | null; conversation: { role: string; toolName?: string; content: unknown }[] };
-    let state = null as AgentView | null;
-    while (Date.now() < deadline) {
-      state = await rawQuery<AgentView>(own.client, team.teamId, 'getAgentState', [], 5_000).catch(() => null);
-      if (state && (state.status === 'answered' || state.status === 'failed')) break;
-      wedged = await leadWedged(team.teamId);
-      if (wedged) break;
-      await sleep(500);
-    }
-    if (wedged) violations.push(wedged);
-    else if (!state || state.status !== 'answered' || state.finalAnswer !== 'probed') violations.push(`the Lead did not answer: ${preview(state && { status: state.status, finalAnswer: state.finalAnswer }, 200)}`);
-    else {
-      const results = state.conversation.filter((e) => e.role === 'tool' && e.toolName === toolName).map((e) => toolResult(e));
-      if (results.length !== steps.length) violations.push(`expected ${steps.length} ${toolName} results, got ${results.length}`);
-      for (const result of results) {
-        const type = result.error;
-        if (typeof type !== 'string' || !DOCUMENTED_TYPES.has(type)) violations.push(`${toolName} result is not a typed error: ${preview(result, 200)}`);
+  ])(
+    'a Lead agent on the default profile calling %s with agentId "constructor" (and other inherited keys) gets a typed tool error and keeps serving',
+    async (toolName, steps) => {
+      const team = await TeamClient.start(own.client, {
+        teamId: uniqueId(`adv-model-${toolName.replace('_', '-')}`),
+        taskQueue: env.worker.taskQueue,
+        agent: { prompt: scriptText(...steps, answer('probed')) },
+      });
+      const violations: string[] = [];
+      let wedged: string | null = null;
+      const deadline = Date.now() + 60_000;
+      type AgentView = { status: string; finalAnswer: string | null; conversation: { role: string; toolName?: string; content: unknown }[] };
+      let state = null as AgentView | null;
+      while (Date.now() < deadline) {
+        state = await rawQuery<AgentView>(own.client, team.teamId, 'getAgentState', [], 5_000).catch(() => null);
+        if (state && (state.status === 'answered' || state.status === 'failed')) break;
+        wedged = await leadWedged(team.teamId);
+        if (wedged) break;
+        await sleep(500);
       }
-    }
-    expectClean(await finishTeam(team.teamId, violations, { wedged, extraIds: [`${team.teamId}/subagent/1`] }));
-  });
+      if (wedged) violations.push(wedged);
+      else if (!state || state.status !== 'answered' || state.finalAnswer !== 'probed')
+        violations.push(`the Lead did not answer: ${preview(state && { status: state.status, finalAnswer: state.finalAnswer }, 200)}`);
+      else {
+        const results = state.conversation.filter((e) => e.role === 'tool' && e.toolName === toolName).map((e) => toolResult(e));
+        if (results.length !== steps.length) violations.push(`expected ${steps.length} ${toolName} results, got ${results.length}`);
+        for (const result of results) {
+          const type = result.error;
+          if (typeof type !== 'string' || !DOCUMENTED_TYPES.has(type)) violations.push(`${toolName} result is not a typed error: ${preview(result, 200)}`);
+        }
+      }
+      expectClean(await finishTeam(team.teamId, violations, { wedged, extraIds: [`${team.teamId}/subagent/1`] }));
+    },
+  );
 
   test('five createTask calls with 50 nested write scopes each: every result under 2 MB, the Lead is not terminated', async () => {
     const team = await TeamClient.start(own.client, { teamId: uniqueId('adv-scopes'), taskQueue: env.worker.taskQueue });
@@ -911,7 +1082,11 @@ describe('reported cases', () => {
         driver = taskOf(outcome.result);
         continue;
       }
-      const outcome = await mutate('editTask', { caller: 'lead', taskId: driver.id, expectedRevision: driver.revision, subject: `driver ${i}` }, `editTask driver ${i}`);
+      const outcome = await mutate(
+        'editTask',
+        { caller: 'lead', taskId: driver.id, expectedRevision: driver.revision, subject: `driver ${i}` },
+        `editTask driver ${i}`,
+      );
       if (outcome?.kind !== 'ok') break;
       driver = taskOf(outcome.result);
     }
@@ -923,7 +1098,9 @@ describe('reported cases', () => {
         for (const [id, expected] of model) {
           const task = current.tasks.find((t) => t.id === id);
           if (!task || task.subject !== expected.subject || task.description !== expected.description || task.revision !== expected.revision) {
-            violations.push(`task ${id} after continue-as-new is ${task ? `rev ${task.revision}, description of ${task.description.length} chars` : 'missing'}; expected rev ${expected.revision}`);
+            violations.push(
+              `task ${id} after continue-as-new is ${task ? `rev ${task.revision}, description of ${task.description.length} chars` : 'missing'}; expected rev ${expected.revision}`,
+            );
             break;
           }
         }
@@ -936,7 +1113,9 @@ describe('reported cases', () => {
       if (run.startInputBytes >= PAYLOAD_LIMIT_BYTES) violations.push(`run ${run.runId.slice(0, 8)} started with ${run.startInputBytes} bytes of input`);
     }
     // Reported, not asserted: README documents TeamRollingOver as retriable.
-    console.info(`full board: ${model.size} tasks accepted, ${rollingOverRefusals} TeamRollingOver refusals, ${lostToRunClose} calls retried after their run closed, runs: ${chain.runs.map((r) => `${r.status}/${r.historyLength} events/${r.startInputBytes} B input`).join(', ')}`);
+    console.info(
+      `full board: ${model.size} tasks accepted, ${rollingOverRefusals} TeamRollingOver refusals, ${lostToRunClose} calls retried after their run closed, runs: ${chain.runs.map((r) => `${r.status}/${r.historyLength} events/${r.startInputBytes} B input`).join(', ')}`,
+    );
     expectClean(await finishTeam(teamId, violations, { wedged: gone }));
   });
 });
@@ -971,21 +1150,72 @@ const leadInputCases: InputCase[] = [
   { label: 'maxMembers: "8"', args: (id) => [{ teamId: id, maxMembers: '8' }], mode: 'strict' },
   { label: 'carried: "junk"', args: (id) => [{ teamId: id, carried: 'junk' }], mode: 'strict' },
   { label: 'carried: {}', args: (id) => [{ teamId: id, carried: {} }], mode: 'strict' },
-  { label: 'carried with null state and junk fields', args: (id) => [{ teamId: id, carried: { state: null, leadInbox: 5, edges: 'x', recentUpdates: {}, continuedRuns: -1 } }], mode: 'strict' },
-  { label: 'carried state of another Team with own __proto__ keys', args: (id) => [{ teamId: id, carried: JSON.parse('{"__proto__":{"state":{}},"state":{"teamId":"other","members":{"__proto__":{"phase":"active"}},"tasks":[],"nextTaskId":"1"}}') }], mode: 'strict' },
+  {
+    label: 'carried with null state and junk fields',
+    args: (id) => [{ teamId: id, carried: { state: null, leadInbox: 5, edges: 'x', recentUpdates: {}, continuedRuns: -1 } }],
+    mode: 'strict',
+  },
+  {
+    label: 'carried state of another Team with own __proto__ keys',
+    args: (id) => [
+      {
+        teamId: id,
+        carried: JSON.parse('{"__proto__":{"state":{}},"state":{"teamId":"other","members":{"__proto__":{"phase":"active"}},"tasks":[],"nextTaskId":"1"}}'),
+      },
+    ],
+    mode: 'strict',
+  },
   { label: 'carried: depth-1000 object', args: (id) => [{ teamId: id, carried: deepObject(1_000) }], mode: 'strict' },
   { label: 'agent: "junk"', args: (id) => [{ teamId: id, agent: 'junk' }], mode: 'strict' },
   { label: 'agent: { prompt: 42 }', args: (id) => [{ teamId: id, agent: { prompt: 42 } }], mode: 'strict' },
   { label: 'agent: unknown profile', args: (id) => [{ teamId: id, agent: { prompt: 'x', profile: 'root' } }], mode: 'strict' },
-  { label: 'agent: junk model, cwd, checkout queue', args: (id) => [{ teamId: id, agent: { prompt: 'x', model: 42, cwd: ['/'], checkoutTaskQueue: {} } }], mode: 'strict' },
-  { label: 'agent: prompt only behind an own __proto__ key', args: (id) => [{ teamId: id, agent: JSON.parse('{"__proto__":{"prompt":"x"}}') }], mode: 'strict' },
+  {
+    label: 'agent: junk model, cwd, checkout queue',
+    args: (id) => [{ teamId: id, agent: { prompt: 'x', model: 42, cwd: ['/'], checkoutTaskQueue: {} } }],
+    mode: 'strict',
+  },
+  {
+    label: 'agent: prompt only behind an own __proto__ key',
+    args: (id) => [{ teamId: id, agent: JSON.parse('{"__proto__":{"prompt":"x"}}') }],
+    mode: 'strict',
+  },
   { label: 'agent: prompt of 1.9 MB', args: (id) => [{ teamId: id, agent: { prompt: hugeString() } }], mode: 'strict' },
   { label: 'forkOf: junk', args: (id) => [{ teamId: id, forkOf: { teamId: 5, conversation: 'x' } }], mode: 'strict' },
-  { label: 'forkOf: conversation of nulls', args: (id) => [{ teamId: id, forkOf: { teamId: 'old', conversation: [null, 42, deepObject(1_000)] } }], mode: 'strict' },
+  {
+    label: 'forkOf: conversation of nulls',
+    args: (id) => [{ teamId: id, forkOf: { teamId: 'old', conversation: [null, 42, deepObject(1_000)] } }],
+    mode: 'strict',
+  },
   { label: 'legacyMailbox: "junk" (documented: listed in problems)', args: (id) => [{ teamId: id, legacyMailbox: 'junk' }], mode: 'tolerant' },
-  { label: 'legacyMailbox: junk records, depth 1000, own __proto__ keys', args: (id) => [{ teamId: id, legacyMailbox: [null, 42, 'x', deepObject(1_000), protoKeyObject(), { id: 'constructor', from: 'lead', to: '__proto__', status: 'queued', content: deepArray(1_000), at: 5 }] }], mode: 'tolerant' },
-  { label: 'legacyMailbox: one record of 1.9 MB', args: (id) => [{ teamId: id, legacyMailbox: [{ id: 'big', from: 'lead', to: 'bob', status: 'queued', content: hugeString(), at: '2025-01-01T00:00:00Z' }] }], mode: 'tolerant' },
-  { label: 'own __proto__ key beside a valid teamId', args: (id) => [JSON.parse(`{"teamId":${JSON.stringify(id)},"__proto__":{"maxMembers":-1,"carried":{"state":null}}}`) as unknown], mode: 'tolerant' },
+  {
+    label: 'legacyMailbox: junk records, depth 1000, own __proto__ keys',
+    args: (id) => [
+      {
+        teamId: id,
+        legacyMailbox: [
+          null,
+          42,
+          'x',
+          deepObject(1_000),
+          protoKeyObject(),
+          { id: 'constructor', from: 'lead', to: '__proto__', status: 'queued', content: deepArray(1_000), at: 5 },
+        ],
+      },
+    ],
+    mode: 'tolerant',
+  },
+  {
+    label: 'legacyMailbox: one record of 1.9 MB',
+    args: (id) => [
+      { teamId: id, legacyMailbox: [{ id: 'big', from: 'lead', to: 'bob', status: 'queued', content: hugeString(), at: '2025-01-01T00:00:00Z' }] },
+    ],
+    mode: 'tolerant',
+  },
+  {
+    label: 'own __proto__ key beside a valid teamId',
+    args: (id) => [JSON.parse(`{"teamId":${JSON.stringify(id)},"__proto__":{"maxMembers":-1,"carried":{"state":null}}}`) as unknown],
+    mode: 'tolerant',
+  },
 ];
 
 const validTeammateInput = (id: string): Record<string, unknown> => ({
@@ -1000,7 +1230,11 @@ const teammateInputCases: InputCase[] = [
   { label: 'null input', args: () => [null], mode: 'strict' },
   { label: '{}', args: () => [{}], mode: 'strict' },
   { label: 'descriptor null', args: (id) => [{ ...validTeammateInput(id), descriptor: null }], mode: 'strict' },
-  { label: 'junk types everywhere', args: () => [{ descriptor: { teamId: 5, name: {}, context: 'x', initialMessageId: [] }, model: [], seed: 'x', initialMessage: 42 }], mode: 'strict' },
+  {
+    label: 'junk types everywhere',
+    args: () => [{ descriptor: { teamId: 5, name: {}, context: 'x', initialMessageId: [] }, model: [], seed: 'x', initialMessage: 42 }],
+    mode: 'strict',
+  },
   { label: 'maxTurnsPerRun: 0 (would continue as new in a tight loop)', args: (id) => [{ ...validTeammateInput(id), maxTurnsPerRun: 0 }], mode: 'strict' },
   { label: 'seed of nulls and depth 1000', args: (id) => [{ ...validTeammateInput(id), seed: [null, deepObject(1_000)] }], mode: 'strict' },
   { label: 'initialMessage null', args: (id) => [{ ...validTeammateInput(id), initialMessage: null }], mode: 'strict' },
@@ -1043,14 +1277,16 @@ async function observeStart(client: Client, workflowType: string, workflowId: st
         return { outcome: 'other', detail: 'result() resolved for a FAILED run', runs: chain.runs.length };
       } catch (error) {
         const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
-        if (cause instanceof ApplicationFailure && cause.type) return { outcome: 'failed typed', detail: `${cause.type}: ${cause.message.slice(0, 160)}`, runs: chain.runs.length };
+        if (cause instanceof ApplicationFailure && cause.type)
+          return { outcome: 'failed typed', detail: `${cause.type}: ${cause.message.slice(0, 160)}`, runs: chain.runs.length };
         return { outcome: 'failed untyped', detail: `${cause?.name ?? 'unknown'}: ${cause?.message.slice(0, 160) ?? String(error)}`, runs: chain.runs.length };
       }
     }
     if (latest.status !== 'RUNNING') return { outcome: 'other', detail: latest.status, runs: chain.runs.length };
     if (latest.historyLength > 3) {
       runningSince ??= Date.now();
-      if (Date.now() - runningSince > 1_500) return { outcome: 'running', detail: `still running after its first workflow tasks (${latest.historyLength} events)`, runs: chain.runs.length };
+      if (Date.now() - runningSince > 1_500)
+        return { outcome: 'running', detail: `still running after its first workflow tasks (${latest.historyLength} events)`, runs: chain.runs.length };
     }
     await sleep(300);
   }
@@ -1069,7 +1305,9 @@ async function judgeInput(inputCase: InputCase & { workflowType: 'teamLead' | 't
     // Show what accepting it means: a teammate of this Lead continues as new in a loop.
     const spawned = await update(workflowId, 'spawnTeammate', { caller: 'lead', name: 'looper', message: 'hi' }, 10_000);
     await sleep(3_000);
-    const runs = await chainReport(own.client, teammateId(workflowId, 'looper')).then((c) => c.runs.length).catch(() => 0);
+    const runs = await chainReport(own.client, teammateId(workflowId, 'looper'))
+      .then((c) => c.runs.length)
+      .catch(() => 0);
     extra = ` (spawn: ${describeOutcome(spawned)}; its teammate ran ${runs} runs in 3 s)`;
   }
   const accepted = inputCase.mode === 'strict' ? ['failed typed', 'refused at start'] : ['failed typed', 'refused at start', 'running'];
@@ -1089,7 +1327,10 @@ async function judgeInput(inputCase: InputCase & { workflowType: 'teamLead' | 't
 }
 
 describe('hostile workflow inputs end the workflow cleanly (FAILED with a typed ApplicationFailure)', () => {
-  const cases = [...leadInputCases.map((c) => ({ ...c, workflowType: 'teamLead' as const })), ...teammateInputCases.map((c) => ({ ...c, workflowType: 'teammate' as const }))];
+  const cases = [
+    ...leadInputCases.map((c) => ({ ...c, workflowType: 'teamLead' as const })),
+    ...teammateInputCases.map((c) => ({ ...c, workflowType: 'teammate' as const })),
+  ];
   const verdicts = new Map<string, Verdict | Error>();
   const key = (c: (typeof cases)[number]): string => `${c.workflowType}: ${c.label}`;
   // Each start is independent: observe them four at a time, then assert one test per input.
@@ -1106,7 +1347,8 @@ describe('hostile workflow inputs end the workflow cleanly (FAILED with a typed 
 });
 
 test('the suite reads its accepted failure types from docs/wire-contract.md and counts only non-benign task failures', () => {
-  for (const type of ['InvalidTeamCommand', 'PayloadTooLarge', 'BoardFull', 'NotATeamMember', 'TaskNotFound', 'TeamRollingOver', 'UnknownAgent']) expect(DOCUMENTED_TYPES.has(type)).toBe(true);
+  for (const type of ['InvalidTeamCommand', 'PayloadTooLarge', 'BoardFull', 'NotATeamMember', 'TaskNotFound', 'TeamRollingOver', 'UnknownAgent'])
+    expect(DOCUMENTED_TYPES.has(type)).toBe(true);
   expect(BENIGN_TASK_FAILURE_CAUSES).toEqual(['WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND', 'WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND']);
   // The arbitraries really produce what the suite claims to send.
   const values = sampleOf(hostileValue, 2_000, SEED);

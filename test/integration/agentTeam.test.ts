@@ -20,18 +20,24 @@ import { createCheckoutWorker } from '../../worker/createCheckoutWorker';
 const env = useClientAndWorker();
 
 async function startAgentTeam(client: Client, taskQueue: string, agent: LeadAgentOptions, extra: Partial<defs.TeamLeadInput> = {}): Promise<TeamClient> {
-  const teamId = (extra.teamId) ?? uniqueId('agent-team');
+  const teamId = extra.teamId ?? uniqueId('agent-team');
   await client.workflow.start(defs.TEAM_LEAD_WORKFLOW_TYPE, { workflowId: teamId, taskQueue, args: [{ teamId, agent, ...extra }] });
   return TeamClient.attach(client, teamId);
 }
 
 const agentState = (team: TeamClient): Promise<LeadAgentView> => team.handle().query(defs.getAgentStateQuery);
-const answered = (team: TeamClient): Promise<LeadAgentView> => eventually(() => agentState(team), (v) => v.status === 'answered', 120_000);
-
+const answered = (team: TeamClient): Promise<LeadAgentView> =>
+  eventually(
+    () => agentState(team),
+    (v) => v.status === 'answered',
+    120_000,
+  );
 
 async function activityTypes(client: Client, workflowId: string): Promise<string[]> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
+  return (history.events ?? []).flatMap((e) =>
+    e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : [],
+  );
 }
 
 test('a Lead with a prompt plans, spawns a fresh and a fork teammate, waits for their work and answers; files change only through version checks', async () => {
@@ -80,10 +86,20 @@ test('a Lead with a prompt plans, spawns a fresh and a fork teammate, waits for 
   // The shared checkout: bob's blind overwrite was refused as stale; the parser is alice's.
   expect(fs.readFileSync(path.join(env.worker.checkoutRoot, 'src/parser.ts'), 'utf8')).toContain('export const parse');
   expect(fs.existsSync(path.join(env.worker.checkoutRoot, 'test/parser.test.ts'))).toBe(true);
-  const bob = await eventually(() => teammateState(team, 'bob'), (s) => s.status === 'idle' && s.turns === 1);
+  const bob = await eventually(
+    () => teammateState(team, 'bob'),
+    (s) => s.status === 'idle' && s.turns === 1,
+  );
   const seedLength = bob.conversation.findIndex((e) => e.messageId === `${teammateWorkflowId(team.teamId, 'bob')}/initial`);
   const bobResults = bob.conversation.slice(seedLength).filter((e) => e.role === 'tool');
-  expect(bobResults.map((e) => `${e.toolName}:${e.ok}`)).toEqual(['claim_task:true', 'read_file:true', 'write_file:false', 'write_file:true', 'set_task_status:true', 'send_message:true']);
+  expect(bobResults.map((e) => `${e.toolName}:${e.ok}`)).toEqual([
+    'claim_task:true',
+    'read_file:true',
+    'write_file:false',
+    'write_file:true',
+    'set_task_status:true',
+    'send_message:true',
+  ]);
   expect(toolResult(bobResults[2]!)).toMatchObject({ error: 'StaleVersion' });
 
   // bob is a fork: his conversation starts with the Lead's completed turns (1 only), never the
@@ -117,14 +133,20 @@ test('a Team tool error comes back to the model as a typed result, and teammates
     prompt: scriptText(
       tool('claim_task', { taskId: 9, expectedRevision: 1 }),
       tool('spawn_teammate', { name: 'Not Kebab', message: 'hi' }),
-      tool('spawn_teammate', { name: 'carol', message: script(tool('spawn_teammate', { name: 'dave', message: 'hi' }), tool('interrupt_teammate', { name: 'carol' }), tool('no_such_tool')) }),
+      tool('spawn_teammate', {
+        name: 'carol',
+        message: script(tool('spawn_teammate', { name: 'dave', message: 'hi' }), tool('interrupt_teammate', { name: 'carol' }), tool('no_such_tool')),
+      }),
       answer('done'),
     ),
   });
   const lead = await answered(team);
   const results = lead.conversation.filter((e) => e.role === 'tool').map((e) => toolResult(e) as { error?: string });
   expect(results.map((r) => r.error ?? 'ok')).toEqual(['TaskNotFound', 'InvalidMemberName', 'ok']);
-  const carol = await eventually(() => teammateState(team, 'carol'), (s) => s.turns === 1 && s.status === 'idle');
+  const carol = await eventually(
+    () => teammateState(team, 'carol'),
+    (s) => s.turns === 1 && s.status === 'idle',
+  );
   expect(carol.conversation.filter((e) => e.role === 'tool').map((e) => toolResult(e).error)).toEqual(['LeadOnly', 'LeadOnly', 'UnknownTool']);
   expect((await team.view()).members.map((m) => m.name)).toEqual(['carol']);
   await team.dispose();
@@ -188,13 +210,20 @@ test('a fork of a root is a new root: it keeps the conversation, not the ancesto
 
   const acceptance = await fork.update(defs.promptLeadUpdate, { content: scriptText(answer('follow-up done')) });
   expect(acceptance).toMatchObject({ to: 'lead', targetPhase: 'lead' });
-  await eventually(() => agentState(fork), (v) => v.finalAnswer === 'follow-up done', 60_000);
+  await eventually(
+    () => agentState(fork),
+    (v) => v.finalAnswer === 'follow-up done',
+    60_000,
+  );
   await ancestor.dispose();
   await fork.dispose();
 });
 
 test('the Lead agent survives continue-as-new: conversation, answer and subagent records carry over and it keeps taking prompts', async () => {
-  const team = await startAgentTeam(env.client, env.worker.taskQueue, { profile: 'team', prompt: scriptText(tool('create_task', { subject: 'carried' }), answer('first answer')) });
+  const team = await startAgentTeam(env.client, env.worker.taskQueue, {
+    profile: 'team',
+    prompt: scriptText(tool('create_task', { subject: 'carried' }), answer('first answer')),
+  });
   // It answers with a task still open: the runtime tells it twice (two more turns), then accepts.
   const before = await answered(team);
   expect(before.turns).toBe(3);
@@ -210,15 +239,23 @@ test('the Lead agent survives continue-as-new: conversation, answer and subagent
   expect(after.finalAnswer).toBe(before.finalAnswer);
   expect(after.turns).toBe(before.turns);
   await team.update(defs.promptLeadUpdate, {
-    content: scriptText(tool('claim_task', { taskId: 1, expectedRevision: 1 }), tool('set_task_status', { taskId: 1, expectedRevision: 2, status: 'completed' }), answer('after rollover')),
+    content: scriptText(
+      tool('claim_task', { taskId: 1, expectedRevision: 1 }),
+      tool('set_task_status', { taskId: 1, expectedRevision: 2, status: 'completed' }),
+      answer('after rollover'),
+    ),
   });
-  const next = await eventually(() => agentState(team), (v) => v.finalAnswer === 'after rollover', 60_000);
+  const next = await eventually(
+    () => agentState(team),
+    (v) => v.finalAnswer === 'after rollover',
+    60_000,
+  );
   expect(next.turns).toBe(before.turns + 1); // no open task left, so no nudge
   expect(next.openTasksAtAnswer).toEqual([]);
   await team.dispose();
 });
 
-test('work tools run on the checkout task queue; members start in the Lead\'s directory and a cd stays with that member', async () => {
+test("work tools run on the checkout task queue; members start in the Lead's directory and a cd stays with that member", async () => {
   const checkoutRoot = tempCheckout();
   fs.mkdirSync(path.join(checkoutRoot, 'pkg', 'sub'), { recursive: true });
   const checkoutQueue = uniqueId('checkout');
@@ -230,13 +267,19 @@ test('work tools run on the checkout task queue; members start in the Lead\'s di
       cwd: 'pkg',
       checkoutTaskQueue: checkoutQueue,
       prompt: scriptText(
-        tool('spawn_teammate', { name: 'walker', message: script(tool('bash', { command: 'cd sub && pwd' }), tool('write_file', { path: 'here.txt', content: 'walker', version: null })) }),
+        tool('spawn_teammate', {
+          name: 'walker',
+          message: script(tool('bash', { command: 'cd sub && pwd' }), tool('write_file', { path: 'here.txt', content: 'walker', version: null })),
+        }),
         tool('write_file', { path: 'lead.txt', content: 'lead', version: null }),
         answer('placed'),
       ),
     });
     await answered(team);
-    const walker = await eventually(() => teammateState(team, 'walker'), (s) => s.turns === 1 && s.status === 'idle');
+    const walker = await eventually(
+      () => teammateState(team, 'walker'),
+      (s) => s.turns === 1 && s.status === 'idle',
+    );
     expect(walker.cwd).toBe('pkg/sub'); // the member's own directory changed...
     expect((await agentState(team)).cwd).toBe('pkg'); // ...the Lead's did not
     // Files landed in the checkout served by the checkout worker, relative to each member's directory.
@@ -244,14 +287,16 @@ test('work tools run on the checkout task queue; members start in the Lead\'s di
     expect(fs.readFileSync(path.join(checkoutRoot, 'pkg', 'sub', 'here.txt'), 'utf8')).toBe('walker');
     expect(fs.existsSync(path.join(env.worker.checkoutRoot, 'pkg'))).toBe(false);
     const history = await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'walker')).fetchHistory();
-    const queues = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'runWorkTool' ? [e.activityTaskScheduledEventAttributes.taskQueue?.name] : []));
+    const queues = (history.events ?? []).flatMap((e) =>
+      e.activityTaskScheduledEventAttributes?.activityType?.name === 'runWorkTool' ? [e.activityTaskScheduledEventAttributes.taskQueue?.name] : [],
+    );
     expect(queues).toEqual([checkoutQueue, checkoutQueue]);
     await team.dispose();
   });
   await connection.close();
 });
 
-test('a teammate\'s wait_agent blocks durably until the next edge after it began; an interrupt cancels the wait', async () => {
+test("a teammate's wait_agent blocks durably until the next edge after it began; an interrupt cancels the wait", async () => {
   const team = await startAgentTeam(env.client, env.worker.taskQueue, {
     profile: 'team',
     prompt: scriptText(
@@ -260,19 +305,30 @@ test('a teammate\'s wait_agent blocks durably until the next edge after it began
       answer('spawned'),
     ),
   });
-  await eventually(() => team.view(), (v) => v.members.filter((m) => m.phase === 'active').length === 2);
-  const waiting = (s: defs.TeammateStateView): boolean => s.status === 'running' && s.conversation.some((e) => e.toolCalls?.some((c) => c.name === 'wait_agent') === true);
+  await eventually(
+    () => team.view(),
+    (v) => v.members.filter((m) => m.phase === 'active').length === 2,
+  );
+  const waiting = (s: defs.TeammateStateView): boolean =>
+    s.status === 'running' && s.conversation.some((e) => e.toolCalls?.some((c) => c.name === 'wait_agent') === true);
   await eventually(() => teammateState(team, 'waiter'), waiting);
   await eventually(() => teammateState(team, 'sleeper'), waiting);
 
   // The sleeper is interrupted mid-wait: its turn ends without waking.
   await team.interruptTeammate('sleeper');
-  const sleeper = await eventually(() => teammateState(team, 'sleeper'), (s) => s.interruptedTurns === 1 && s.status === 'idle', 30_000);
+  const sleeper = await eventually(
+    () => teammateState(team, 'sleeper'),
+    (s) => s.interruptedTurns === 1 && s.status === 'idle',
+    30_000,
+  );
   expect(sleeper.conversation.filter((e) => e.role === 'tool')).toEqual([]);
 
   // A task edge after the wait began wakes the waiter, which reports to the Lead.
   await team.createTask({ subject: 'wake up' });
-  const waiter = await eventually(() => teammateState(team, 'waiter'), (s) => s.turns === 1 && s.status === 'idle');
+  const waiter = await eventually(
+    () => teammateState(team, 'waiter'),
+    (s) => s.turns === 1 && s.status === 'idle',
+  );
   const woke = waiter.conversation.filter((e) => e.role === 'tool').map((e) => [e.toolName, toolResult(e)]);
   expect(woke[0]).toEqual(['wait_agent', { woke: 'edge', kind: 'task', subject: 'taskCreated' }]);
   expect(woke[1]).toEqual(['send_message', expect.objectContaining({ to: 'lead' })]);
@@ -287,7 +343,7 @@ test('a teammate\'s wait_agent blocks durably until the next edge after it began
   await team.dispose();
 });
 
-test('long results stay within Temporal\'s payload limits: old results are elided from the prompt, the turn completes', async () => {
+test("long results stay within Temporal's payload limits: old results are elided from the prompt, the turn completes", async () => {
   fs.writeFileSync(path.join(env.worker.checkoutRoot, 'big.txt'), `${'y'.repeat(89)}\n`.repeat(1_000));
   // 25 reads of 90 kB: without the prompt budget the next model call's input would be ~2.3 MB,
   // over the server's 2 MB payload limit.
@@ -303,16 +359,30 @@ test('long results stay within Temporal\'s payload limits: old results are elide
   await team.dispose();
 });
 
-test('subagent_fork starts the subagent with the Lead\'s completed turns, not the current one', async () => {
+test("subagent_fork starts the subagent with the Lead's completed turns, not the current one", async () => {
   const teamId = uniqueId('solo-fork');
-  const team = await startAgentTeam(env.client, env.worker.taskQueue, { prompt: scriptText(tool('read_file', { path: 'missing.txt' }), answer('first turn done')) }, { teamId });
+  const team = await startAgentTeam(
+    env.client,
+    env.worker.taskQueue,
+    { prompt: scriptText(tool('read_file', { path: 'missing.txt' }), answer('first turn done')) },
+    { teamId },
+  );
   await answered(team);
-  await team.update(defs.promptLeadUpdate, { content: scriptText(tool('subagent_fork', { prompt: scriptText(answer('forked answer')) }), answer('second turn done')) });
-  const lead = await eventually(() => agentState(team), (v) => v.finalAnswer === 'second turn done', 60_000);
+  await team.update(defs.promptLeadUpdate, {
+    content: scriptText(tool('subagent_fork', { prompt: scriptText(answer('forked answer')) }), answer('second turn done')),
+  });
+  const lead = await eventually(
+    () => agentState(team),
+    (v) => v.finalAnswer === 'second turn done',
+    60_000,
+  );
   const result = lead.conversation.filter((e) => e.toolName === 'subagent_fork').map((e) => toolResult(e));
   expect(result).toEqual([{ agentId: `${teamId}/subagent/1`, turn: 1, answer: 'forked answer' }]);
   const sub = await env.client.workflow.getHandle(`${teamId}/subagent/1`).query(defs.getTeammateStateQuery);
-  const seed = sub.conversation.slice(0, sub.conversation.findIndex((e) => e.messageId === `${teamId}/subagent/1/initial`));
+  const seed = sub.conversation.slice(
+    0,
+    sub.conversation.findIndex((e) => e.messageId === `${teamId}/subagent/1/initial`),
+  );
   expect(seed.length).toBeGreaterThan(0);
   expect(seed.every((e) => e.turn === 1)).toBe(true); // the Lead's turn 1 only
   expect(seed.map((e) => e.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);

@@ -34,7 +34,13 @@ async function cliWith(options: { killAfterMs?: number }, ...args: string[]): Pr
     return { code: 0, stdout, stderr, killed: false, ms: Date.now() - started };
   } catch (error) {
     const e = error as { code?: number | string; stdout?: string; stderr?: string; killed?: boolean };
-    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '', killed: e.killed === true, ms: Date.now() - started };
+    return {
+      code: typeof e.code === 'number' ? e.code : 1,
+      stdout: e.stdout ?? '',
+      stderr: e.stderr ?? '',
+      killed: e.killed === true,
+      ms: Date.now() - started,
+    };
   }
 }
 
@@ -84,7 +90,9 @@ test('start, spawn, send, tasks, roster, inbox and dispose through the CLI; hist
   // The persisted histories carry the public wire contract.
   const leadEvents = (await env.client.workflow.getHandle(teamId).fetchHistory()).events ?? [];
   const updates = leadEvents.map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name).filter(Boolean);
-  expect(updates).toEqual(expect.arrayContaining(['spawnTeammate', 'sendMessage', 'createTask', 'claimTask', 'transitionTask', 'readLeadInbox', 'disposeTeam']));
+  expect(updates).toEqual(
+    expect.arrayContaining(['spawnTeammate', 'sendMessage', 'createTask', 'claimTask', 'transitionTask', 'readLeadInbox', 'disposeTeam']),
+  );
   expect(updates.filter((u) => u === 'claimTask')).toHaveLength(2); // the stale claim was rejected before history
   expect(leadEvents.filter((e) => e.childWorkflowExecutionStartedEventAttributes)).toHaveLength(2);
   expect(leadEvents.some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'reportMemberStatus')).toBe(true);
@@ -96,7 +104,19 @@ test('start, spawn, send, tasks, roster, inbox and dispose through the CLI; hist
 
 test('a Team started from the CLI with a prompt runs a Lead agent and two teammates on the scripted model; histories and board are as designed', async () => {
   const teamId = uniqueId('cli-agent');
-  const started = await cli('start', teamId, '--task-queue', env.worker.taskQueue, '--profile', 'team', '--prompt', demoAgentPrompt(), '--wait', '--timeout', '300');
+  const started = await cli(
+    'start',
+    teamId,
+    '--task-queue',
+    env.worker.taskQueue,
+    '--profile',
+    'team',
+    '--prompt',
+    demoAgentPrompt(),
+    '--wait',
+    '--timeout',
+    '300',
+  );
   expect(started.code).toBe(0);
   expect(started.stdout).toMatch(`started Team ${teamId}`);
   expect(started.stdout).toMatch(/Web UI: /);
@@ -125,7 +145,9 @@ test('a Team started from the CLI with a prompt runs a Lead agent and two teamma
   const activities = leadEvents.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
   // Its own Team tools run in-workflow: only model calls are activities (2 per turn: tools, then reply).
   expect(activities).toEqual(Array(6).fill('callModel'));
-  expect(leadEvents.filter((e) => e.childWorkflowExecutionStartedEventAttributes).map((e) => e.childWorkflowExecutionStartedEventAttributes?.workflowType?.name)).toEqual(['teammate', 'teammate']);
+  expect(
+    leadEvents.filter((e) => e.childWorkflowExecutionStartedEventAttributes).map((e) => e.childWorkflowExecutionStartedEventAttributes?.workflowType?.name),
+  ).toEqual(['teammate', 'teammate']);
   const accepted = leadEvents.flatMap((e) => {
     const request = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
     return request ? [request.input?.name] : [];
@@ -136,7 +158,15 @@ test('a Team started from the CLI with a prompt runs a Lead agent and two teamma
   expect(leadEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'reportMemberStatus').length).toBeGreaterThanOrEqual(4);
   // A teammate: its own model calls, Team tools through the Lead, work tools on the checkout queue.
   const devEvents = (await env.client.workflow.getHandle(teammateWorkflowId(teamId, 'parser-dev')).fetchHistory()).events ?? [];
-  expect(devEvents.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean)).toEqual(['callModel', 'runTeamTool', 'callModel', 'runWorkTool', 'runTeamTool', 'runTeamTool', 'callModel']);
+  expect(devEvents.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean)).toEqual([
+    'callModel',
+    'runTeamTool',
+    'callModel',
+    'runWorkTool',
+    'runTeamTool',
+    'runTeamTool',
+    'callModel',
+  ]);
   expect(devEvents.filter((e) => e.workflowExecutionSignaledEventAttributes).length).toBe(0); // its initial message came in the start input
 
   expect((await cli('dispose', teamId)).stdout).toMatch(/disposed .*parser-dev stopped, test-writer stopped/);
@@ -153,10 +183,14 @@ test('against a Lead no worker polls, every kind of command ends by its deadline
   try {
     const create = await cliWith({ killAfterMs: KILL_AFTER_MS }, '--timeout', '2', 'task', 'create', teamId, 'never in time');
     expect(create).toMatchObject({ code: 1, killed: false });
-    expect(create.stderr).toMatch(new RegExp(`^error \\(TeamCallTimedOut\\): Team ${teamId}: createTask \\(update id [0-9a-f-]+\\) did not finish within its [0-9.]+s deadline\\.`));
+    expect(create.stderr).toMatch(
+      new RegExp(`^error \\(TeamCallTimedOut\\): Team ${teamId}: createTask \\(update id [0-9a-f-]+\\) did not finish within its [0-9.]+s deadline\\.`),
+    );
     expect(create.stderr).toContain(noWorker);
     expect(create.stderr).toContain(`Check \`npm run cli -- status ${teamId}\``);
-    expect(create.stderr).toContain('From the CLI: it may still be applied, so read the board or roster before repeating it; --timeout <seconds> gives the command more time.');
+    expect(create.stderr).toContain(
+      'From the CLI: it may still be applied, so read the board or roster before repeating it; --timeout <seconds> gives the command more time.',
+    );
 
     // --timeout is a global option: it may also follow the command.
     const roster = await cliWith({ killAfterMs: KILL_AFTER_MS }, 'roster', teamId, '--timeout', '2');

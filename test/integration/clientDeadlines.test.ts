@@ -56,7 +56,14 @@ async function timedOut(call: () => Promise<unknown>): Promise<{ error: TeamCall
 
 afterEach(async () => {
   // Leave no Lead without a worker running behind this file.
-  await Promise.all(started.splice(0).map((id) => client.workflow.getHandle(id).terminate('clientDeadlines test cleanup').catch(() => undefined)));
+  await Promise.all(
+    started.splice(0).map((id) =>
+      client.workflow
+        .getHandle(id)
+        .terminate('clientDeadlines test cleanup')
+        .catch(() => undefined),
+    ),
+  );
 });
 
 test('an Update to a Lead with no worker ends with TeamCallTimedOut by its deadline, saying what to do next', async () => {
@@ -74,7 +81,7 @@ test('an Update to a Lead with no worker ends with TeamCallTimedOut by its deadl
   expect(updateSlotsInUse(team.teamId)).toBe(0);
 });
 
-test('a query to a Lead with no worker ends with TeamCallTimedOut by its deadline; per-call deadlines override the client\'s', async () => {
+test("a query to a Lead with no worker ends with TeamCallTimedOut by its deadline; per-call deadlines override the client's", async () => {
   const { team, taskQueue } = await teamWithoutWorker();
   const view = await timedOut(() => team.view());
   expect(view.ms).toBeLessThan(ENDS_WITHIN_MS);
@@ -160,7 +167,9 @@ test('a Lead whose workflow tasks keep failing (a worker without the Lead workfl
     expect(error.health?.pollers).toBeGreaterThanOrEqual(1);
     expect(error.health?.workflowTaskAttempt).toBeGreaterThan(1);
     expect(error.health?.lastWorkflowTaskFailure).toMatch(/teamLead/);
-    expect(error.message).toMatch(/The Lead's workflow task has failed \d+ times? \(last recorded failure: .*teamLead.*\), so it answers nothing: deploy a worker that can run it/);
+    expect(error.message).toMatch(
+      /The Lead's workflow task has failed \d+ times? \(last recorded failure: .*teamLead.*\), so it answers nothing: deploy a worker that can run it/,
+    );
     expect(updateSlotsInUse(team.teamId)).toBe(0);
   } finally {
     wrong.shutdown();

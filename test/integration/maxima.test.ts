@@ -136,10 +136,17 @@ function overlapProblems(view: TaskView, total: number, listLimit: number, activ
   const expectListed = Math.min(listLimit, total);
   if (view.overlaps.length !== expectListed) problems.push(`task ${view.id}: lists ${view.overlaps.length} overlaps, expected ${expectListed} (of ${total})`);
   if (view.overlaps.length > MAX_OVERLAPS_PER_TASK) problems.push(`task ${view.id}: lists ${view.overlaps.length} > MAX_OVERLAPS_PER_TASK`);
-  if (view.overlaps.length + view.overlapsOmitted !== total) problems.push(`task ${view.id}: ${view.overlaps.length} listed + ${view.overlapsOmitted} omitted ≠ ${total} overlaps`);
+  if (view.overlaps.length + view.overlapsOmitted !== total)
+    problems.push(`task ${view.id}: ${view.overlaps.length} listed + ${view.overlapsOmitted} omitted ≠ ${total} overlaps`);
   for (const o of view.overlaps) {
     const other = active.find((t) => t.id === o.taskId);
-    if (!other || other.id === view.id || !view.writeScopes.includes(o.scope) || !other.writeScopes.includes(o.otherScope) || !overlapping(o.scope, o.otherScope)) {
+    if (
+      !other ||
+      other.id === view.id ||
+      !view.writeScopes.includes(o.scope) ||
+      !other.writeScopes.includes(o.otherScope) ||
+      !overlapping(o.scope, o.otherScope)
+    ) {
       problems.push(`task ${view.id}: listed overlap is not genuine: ${JSON.stringify(o).slice(0, 200)}`);
     }
   }
@@ -150,7 +157,10 @@ function overlapProblems(view: TaskView, total: number, listLimit: number, activ
  * A board view's overlap diagnostics: each task lists up to MAX_OVERLAPS_PER_TASK until the view's
  * listed overlaps reach VIEW_OVERLAP_BUDGET_BYTES, later tasks list none; every task counts the rest.
  */
-function boardViewOverlapProblems(views: readonly TaskView[], active: readonly ModelTask[]): { problems: string[]; listedBytes: number; tasksListingNoneForBudget: number } {
+function boardViewOverlapProblems(
+  views: readonly TaskView[],
+  active: readonly ModelTask[],
+): { problems: string[]; listedBytes: number; tasksListingNoneForBudget: number } {
   const problems: string[] = [];
   let listedBytes = 0;
   let tasksListingNoneForBudget = 0;
@@ -168,7 +178,8 @@ function healthOf(...chains: ChainPayloads[]): { failedWorkflowTasks: number; te
   const problems: string[] = [];
   for (const { chain } of chains) {
     for (const run of chain.runs) {
-      for (const f of run.workflowTaskFailures) problems.push(`${chain.workflowId} run ${run.runId.slice(0, 8)} event ${f.eventId}: WorkflowTaskFailed ${f.cause}: ${f.message}`);
+      for (const f of run.workflowTaskFailures)
+        problems.push(`${chain.workflowId} run ${run.runId.slice(0, 8)} event ${f.eventId}: WorkflowTaskFailed ${f.cause}: ${f.message}`);
       if (run.terminationReason !== null) problems.push(`${chain.workflowId} run ${run.runId.slice(0, 8)}: TERMINATED ${run.terminationReason}`);
     }
   }
@@ -181,7 +192,12 @@ function healthOf(...chains: ChainPayloads[]): { failedWorkflowTasks: number; te
 
 /** Workflow task timing per workflow (reported, not asserted: a loaded test machine can be slow). */
 function workflowTaskTimes(...chains: ChainPayloads[]): Record<string, { runs: number; longestWorkflowTaskMs: number; workflowTaskTimeouts: number }> {
-  return Object.fromEntries(chains.map((c) => [c.chain.workflowId, { runs: c.chain.runs.length, longestWorkflowTaskMs: c.longestWorkflowTaskMs, workflowTaskTimeouts: c.workflowTaskTimeouts }]));
+  return Object.fromEntries(
+    chains.map((c) => [
+      c.chain.workflowId,
+      { runs: c.chain.runs.length, longestWorkflowTaskMs: c.longestWorkflowTaskMs, workflowTaskTimeouts: c.workflowTaskTimeouts },
+    ]),
+  );
 }
 
 const isCallModelInput = (kind: string, name: string): boolean => kind === 'activityInput' && name === 'callModel';
@@ -190,7 +206,11 @@ const isCallModelInput = (kind: string, name: string): boolean => kind === 'acti
 function promptSizes(measures: readonly PayloadMeasure[]): { payloadBytes: number; messagesBytes: number; at: string }[] {
   return measures
     .filter((m) => isCallModelInput(m.kind, m.name))
-    .map((m) => ({ payloadBytes: m.bytes, messagesBytes: jsonBytes((m.value as { messages: ChatMessage[] }).messages), at: `${m.workflowId} run ${m.runId.slice(0, 8)} event ${m.eventId}` }));
+    .map((m) => ({
+      payloadBytes: m.bytes,
+      messagesBytes: jsonBytes((m.value as { messages: ChatMessage[] }).messages),
+      at: `${m.workflowId} run ${m.runId.slice(0, 8)} event ${m.eventId}`,
+    }));
 }
 
 const max = (values: readonly number[]): number => values.reduce((a, b) => Math.max(a, b), 0);
@@ -209,7 +229,10 @@ test('a full board of maximum-size tasks rolls over at least twice: carried inpu
 
   const KINDS: DescriptionKind[] = ['ascii', 'latin', 'mixed'];
   const subjectOf = (id: number): string => `maxima task ${id} `.padEnd(MAX_SUBJECT_LENGTH, '~');
-  const scopesOf = (id: number): string[] => ['shared', ...Array.from({ length: MAX_WRITE_SCOPES - 1 }, (_, j) => `area-${id}/part-${String(j).padStart(2, '0')}`)];
+  const scopesOf = (id: number): string[] => [
+    'shared',
+    ...Array.from({ length: MAX_WRITE_SCOPES - 1 }, (_, j) => `area-${id}/part-${String(j).padStart(2, '0')}`),
+  ];
 
   /** Compares a real outcome with the model's prediction, and keeps the model in step with the board. */
   const settle = (label: string, predicted: ModelTask | null, outcome: Outcome): boolean => {
@@ -234,7 +257,11 @@ test('a full board of maximum-size tasks rolls over at least twice: carried inpu
     const taskUnits = descriptionUnits(KINDS[id % KINDS.length]!, id, MAX_DESCRIPTION_LENGTH);
     const description = taskUnits.join('');
     const predicted = model.predictCreate(subjectOf(id), description, scopesOf(id));
-    const accepted = settle(`createTask ${id}`, predicted, await attempt(sizes, 'createTask', team.createTask({ subject: subjectOf(id), description, writeScopes: scopesOf(id) })));
+    const accepted = settle(
+      `createTask ${id}`,
+      predicted,
+      await attempt(sizes, 'createTask', team.createTask({ subject: subjectOf(id), description, writeScopes: scopesOf(id) })),
+    );
     if (accepted) {
       counts.creates += 1;
       units.set(id, taskUnits);
@@ -267,20 +294,55 @@ test('a full board of maximum-size tasks rolls over at least twice: carried inpu
       await create();
     } else if (r < 0.25) {
       const task = pick(finished)!;
-      if (settle(`deleteTask ${task.id}`, model.predictDelete(task.id), await attempt(sizes, 'deleteTask', team.deleteTask({ taskId: task.id, expectedRevision: task.revision })))) counts.deletes += 1;
+      if (
+        settle(
+          `deleteTask ${task.id}`,
+          model.predictDelete(task.id),
+          await attempt(sizes, 'deleteTask', team.deleteTask({ taskId: task.id, expectedRevision: task.revision })),
+        )
+      )
+        counts.deletes += 1;
     } else if (r < 0.37 && pending.length > 0) {
       const task = pick(pending)!;
-      if (settle(`claimTask ${task.id}`, model.predictClaim(task.id, 'lead'), await attempt(sizes, 'claimTask', team.claimTask({ taskId: task.id, expectedRevision: task.revision })))) counts.claims += 1;
+      if (
+        settle(
+          `claimTask ${task.id}`,
+          model.predictClaim(task.id, 'lead'),
+          await attempt(sizes, 'claimTask', team.claimTask({ taskId: task.id, expectedRevision: task.revision })),
+        )
+      )
+        counts.claims += 1;
     } else if (r < 0.47 && inProgress.length > 0) {
       const task = pick(inProgress)!;
       const status = random() < 0.8 ? 'completed' : 'cancelled';
-      if (settle(`transitionTask ${task.id} → ${status}`, model.predictTransition(task.id, status), await attempt(sizes, 'transitionTask', team.transitionTask({ taskId: task.id, expectedRevision: task.revision, status })))) counts.transitions += 1;
+      if (
+        settle(
+          `transitionTask ${task.id} → ${status}`,
+          model.predictTransition(task.id, status),
+          await attempt(sizes, 'transitionTask', team.transitionTask({ taskId: task.id, expectedRevision: task.revision, status })),
+        )
+      )
+        counts.transitions += 1;
     } else if (r < 0.52 && pending.length > 0) {
       const task = pick(pending)!;
-      if (settle(`transitionTask ${task.id} → cancelled`, model.predictTransition(task.id, 'cancelled'), await attempt(sizes, 'transitionTask', team.transitionTask({ taskId: task.id, expectedRevision: task.revision, status: 'cancelled' })))) counts.transitions += 1;
+      if (
+        settle(
+          `transitionTask ${task.id} → cancelled`,
+          model.predictTransition(task.id, 'cancelled'),
+          await attempt(sizes, 'transitionTask', team.transitionTask({ taskId: task.id, expectedRevision: task.revision, status: 'cancelled' })),
+        )
+      )
+        counts.transitions += 1;
     } else if (r < 0.55 && cancelled.length > 0) {
       const task = pick(cancelled)!;
-      if (settle(`transitionTask ${task.id} → pending`, model.predictTransition(task.id, 'pending'), await attempt(sizes, 'transitionTask', team.transitionTask({ taskId: task.id, expectedRevision: task.revision, status: 'pending' })))) counts.transitions += 1;
+      if (
+        settle(
+          `transitionTask ${task.id} → pending`,
+          model.predictTransition(task.id, 'pending'),
+          await attempt(sizes, 'transitionTask', team.transitionTask({ taskId: task.id, expectedRevision: task.revision, status: 'pending' })),
+        )
+      )
+        counts.transitions += 1;
     } else if (r < 0.6) {
       const task = pick(live)!;
       const view = await sizes.measure('readTask', team.readTask(task.id));
@@ -292,7 +354,11 @@ test('a full board of maximum-size tasks rolls over at least twice: carried inpu
       const task = pick(live)!;
       const version = (editsOf.get(task.id) ?? 0) + 1;
       const description = rotated(units.get(task.id)!, version * 7);
-      const accepted = settle(`editTask ${task.id}`, model.predictEdit(task.id, { description }), await attempt(sizes, 'editTask', team.editTask({ taskId: task.id, expectedRevision: task.revision, description })));
+      const accepted = settle(
+        `editTask ${task.id}`,
+        model.predictEdit(task.id, { description }),
+        await attempt(sizes, 'editTask', team.editTask({ taskId: task.id, expectedRevision: task.revision, description })),
+      );
       if (accepted) {
         editsOf.set(task.id, version);
         counts.edits += 1;
@@ -324,7 +390,12 @@ test('a full board of maximum-size tasks rolls over at least twice: carried inpu
   const viewOverlaps = boardViewOverlapProblems(view.tasks, model.active());
 
   const lead = await chainPayloads(histories.client, team.teamId);
-  const runs = lead.chain.runs.map((run) => ({ run: run.runId.slice(0, 8), status: run.status, historyLength: run.historyLength, startInputBytes: run.startInputBytes }));
+  const runs = lead.chain.runs.map((run) => ({
+    run: run.runId.slice(0, 8),
+    status: run.status,
+    historyLength: run.historyLength,
+    startInputBytes: run.startInputBytes,
+  }));
   report('1. full board', {
     filled,
     mutations,
@@ -378,165 +449,202 @@ const SHORTEST_NESTED = Array.from({ length: MAX_WRITE_SCOPES }, (_, i) => Array
 test.each([
   { label: 'up to 500 characters', shallowFirst: LONG_NESTED, deepest: 500 },
   { label: 'd, d/d, … (the shortest: the most tasks)', shallowFirst: SHORTEST_NESTED, deepest: 2 * MAX_WRITE_SCOPES - 1 },
-])('50 nested write scopes $label on every task the board holds: results, reads and views stay within budget; overlaps are capped and counted', async ({ label, shallowFirst, deepest }) => {
-  const team = await TeamClient.start(env.client, { teamId: uniqueId('maxima-scopes'), taskQueue: env.worker.taskQueue });
-  const sizes = new ReceivedSizes();
-  const model = new BoardModel();
-  const problems: string[] = [];
-  expect(shallowFirst).toHaveLength(50);
-  expect(shallowFirst[49]).toHaveLength(deepest);
-  expect(shallowFirst.every((scope, i) => i === 0 || scope.startsWith(`${shallowFirst[i - 1]}/`))).toBe(true);
-  // Deepest first on even ids: their listed overlaps are the long ones (about 1 kB each).
-  const scopesOf = (id: number): string[] => (id % 2 === 0 ? [...shallowFirst].reverse() : shallowFirst);
-  /** Every scope of one such task overlaps every scope of another: 50 × 50 per other live task. */
-  const PER_OTHER = MAX_WRITE_SCOPES * MAX_WRITE_SCOPES;
+])(
+  '50 nested write scopes $label on every task the board holds: results, reads and views stay within budget; overlaps are capped and counted',
+  async ({ label, shallowFirst, deepest }) => {
+    const team = await TeamClient.start(env.client, { teamId: uniqueId('maxima-scopes'), taskQueue: env.worker.taskQueue });
+    const sizes = new ReceivedSizes();
+    const model = new BoardModel();
+    const problems: string[] = [];
+    expect(shallowFirst).toHaveLength(50);
+    expect(shallowFirst[49]).toHaveLength(deepest);
+    expect(shallowFirst.every((scope, i) => i === 0 || scope.startsWith(`${shallowFirst[i - 1]}/`))).toBe(true);
+    // Deepest first on even ids: their listed overlaps are the long ones (about 1 kB each).
+    const scopesOf = (id: number): string[] => (id % 2 === 0 ? [...shallowFirst].reverse() : shallowFirst);
+    /** Every scope of one such task overlaps every scope of another: 50 × 50 per other live task. */
+    const PER_OTHER = MAX_WRITE_SCOPES * MAX_WRITE_SCOPES;
 
-  let full: string | null = null;
-  while (full === null) {
-    const id = model.nextTaskId;
-    expect(id).toBeLessThan(200);
-    const predicted = model.predictCreate(`scoped ${id}`, '', scopesOf(id));
-    const outcome = await attempt(sizes, 'createTask', team.createTask({ subject: `scoped ${id}`, writeScopes: scopesOf(id) }));
-    if (!outcome.ok) {
-      expect({ type: outcome.type, predicted }).toEqual({ type: 'BoardFull', predicted: null });
-      full = outcome.message;
-      break;
+    let full: string | null = null;
+    while (full === null) {
+      const id = model.nextTaskId;
+      expect(id).toBeLessThan(200);
+      const predicted = model.predictCreate(`scoped ${id}`, '', scopesOf(id));
+      const outcome = await attempt(sizes, 'createTask', team.createTask({ subject: `scoped ${id}`, writeScopes: scopesOf(id) }));
+      if (!outcome.ok) {
+        expect({ type: outcome.type, predicted }).toEqual({ type: 'BoardFull', predicted: null });
+        full = outcome.message;
+        break;
+      }
+      expect(predicted).not.toBeNull();
+      model.put(modelFields(outcome.task));
+      // Created k-th: every earlier task is live.
+      const total = (id - 1) * PER_OTHER;
+      expect(overlapTotal(outcome.task, model.active())).toBe(total);
+      problems.push(...overlapProblems(outcome.task, total, MAX_OVERLAPS_PER_TASK, model.active()));
     }
-    expect(predicted).not.toBeNull();
-    model.put(modelFields(outcome.task));
-    // Created k-th: every earlier task is live.
-    const total = (id - 1) * PER_OTHER;
-    expect(overlapTotal(outcome.task, model.active())).toBe(total);
-    problems.push(...overlapProblems(outcome.task, total, MAX_OVERLAPS_PER_TASK, model.active()));
-  }
-  const tasks = model.live().length;
-  expect(tasks).toBeGreaterThan(5);
+    const tasks = model.live().length;
+    expect(tasks).toBeGreaterThan(5);
 
-  // Each task alone (readTask), the list (listTasks, an Update) and the view (getTeamView, a query).
-  // A call that fails is recorded (with how long it took) and the test goes on, to read the histories.
-  // After one call fails (not a typed rejection), the rest are skipped: a wedged Lead would make each wait out its deadline.
-  const slowest: Record<string, number> = {};
-  const callErrors: string[] = [];
-  let skippedCalls = 0;
-  const timed = async <T>(label: string, call: () => Promise<T>): Promise<T | null> => {
-    if (callErrors.length > 0) {
-      skippedCalls += 1;
-      return null;
-    }
-    const start = Date.now();
-    try {
-      return await sizes.measure(label, call());
-    } catch (error) {
-      callErrors.push(`${label} failed after ${Date.now() - start} ms: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`.slice(0, 400));
-      return null;
-    } finally {
-      slowest[label] = Math.max(slowest[label] ?? 0, Date.now() - start);
-    }
-  };
-  const check = async (label: string): Promise<{ listTasksBytes: number | null; teamViewBytes: number | null; listedOverlapBytes: number | null; tasksListingNoneForBudget: number | null }> => {
-    const active = model.active();
-    for (const task of model.live()) {
-      const view = await timed('readTask', () => team.readTask(task.id));
-      if (!view) continue;
-      const total = task.status === 'pending' || task.status === 'in_progress' ? (active.length - 1) * PER_OTHER : active.length * PER_OTHER;
-      expect(overlapTotal(view, active)).toBe(total);
-      problems.push(...overlapProblems(view, total, MAX_OVERLAPS_PER_TASK, active).map((p) => `${label} readTask: ${p}`));
-    }
-    const listed = await timed('listTasks', () => team.listTasks({ deadlineMs: 30_000 }));
-    const teamView = await timed('getTeamView', () => team.view({ deadlineMs: 30_000 }));
-    const fromList = listed ? boardViewOverlapProblems(listed, active) : null;
-    const fromView = teamView ? boardViewOverlapProblems(teamView.tasks, active) : null;
-    problems.push(...(fromList?.problems ?? []).map((p) => `${label} listTasks: ${p}`), ...(fromView?.problems ?? []).map((p) => `${label} getTeamView: ${p}`));
-    const diff = listed ? firstDifference(model.live(), listed.map(modelFields)) : null;
-    if (diff) problems.push(`${label} listTasks differs from the model: ${diff}`);
-    return {
-      listTasksBytes: listed ? jsonBytes(listed) : null,
-      teamViewBytes: teamView ? jsonBytes(teamView) : null,
-      listedOverlapBytes: fromList?.listedBytes ?? null,
-      tasksListingNoneForBudget: fromList?.tasksListingNoneForBudget ?? null,
+    // Each task alone (readTask), the list (listTasks, an Update) and the view (getTeamView, a query).
+    // A call that fails is recorded (with how long it took) and the test goes on, to read the histories.
+    // After one call fails (not a typed rejection), the rest are skipped: a wedged Lead would make each wait out its deadline.
+    const slowest: Record<string, number> = {};
+    const callErrors: string[] = [];
+    let skippedCalls = 0;
+    const timed = async <T>(label: string, call: () => Promise<T>): Promise<T | null> => {
+      if (callErrors.length > 0) {
+        skippedCalls += 1;
+        return null;
+      }
+      const start = Date.now();
+      try {
+        return await sizes.measure(label, call());
+      } catch (error) {
+        callErrors.push(
+          `${label} failed after ${Date.now() - start} ms: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`.slice(0, 400),
+        );
+        return null;
+      } finally {
+        slowest[label] = Math.max(slowest[label] ?? 0, Date.now() - start);
+      }
     };
-  };
-  const afterFill = await check('full board');
+    const check = async (
+      label: string,
+    ): Promise<{
+      listTasksBytes: number | null;
+      teamViewBytes: number | null;
+      listedOverlapBytes: number | null;
+      tasksListingNoneForBudget: number | null;
+    }> => {
+      const active = model.active();
+      for (const task of model.live()) {
+        const view = await timed('readTask', () => team.readTask(task.id));
+        if (!view) continue;
+        const total = task.status === 'pending' || task.status === 'in_progress' ? (active.length - 1) * PER_OTHER : active.length * PER_OTHER;
+        expect(overlapTotal(view, active)).toBe(total);
+        problems.push(...overlapProblems(view, total, MAX_OVERLAPS_PER_TASK, active).map((p) => `${label} readTask: ${p}`));
+      }
+      const listed = await timed('listTasks', () => team.listTasks({ deadlineMs: 30_000 }));
+      const teamView = await timed('getTeamView', () => team.view({ deadlineMs: 30_000 }));
+      const fromList = listed ? boardViewOverlapProblems(listed, active) : null;
+      const fromView = teamView ? boardViewOverlapProblems(teamView.tasks, active) : null;
+      problems.push(
+        ...(fromList?.problems ?? []).map((p) => `${label} listTasks: ${p}`),
+        ...(fromView?.problems ?? []).map((p) => `${label} getTeamView: ${p}`),
+      );
+      const diff = listed ? firstDifference(model.live(), listed.map(modelFields)) : null;
+      if (diff) problems.push(`${label} listTasks differs from the model: ${diff}`);
+      return {
+        listTasksBytes: listed ? jsonBytes(listed) : null,
+        teamViewBytes: teamView ? jsonBytes(teamView) : null,
+        listedOverlapBytes: fromList?.listedBytes ?? null,
+        tasksListingNoneForBudget: fromList?.tasksListingNoneForBudget ?? null,
+      };
+    };
+    const afterFill = await check('full board');
 
-  // Change which tasks are live, then count again by hand: M live tasks → (M − 1) × 2,500 each,
-  // a finished task M × 2,500 (it still has scopes, the others are live), a tombstone none.
-  const mutate = async (label: string, predicted: ModelTask | null, call: () => Promise<TaskMutationResult>): Promise<void> => {
-    if (callErrors.length > 0) {
-      skippedCalls += 1;
-      return;
-    }
-    const start = Date.now();
-    const outcome = await attempt(sizes, label, call());
-    if (!outcome.ok && outcome.type === 'TeamCallTimedOut') {
-      callErrors.push(`${label} failed after ${Date.now() - start} ms: ${outcome.message}`.slice(0, 400));
-      return;
-    }
-    if (!outcome.ok) {
-      if (predicted !== null || outcome.type !== 'BoardFull') problems.push(`${label}: refused ${outcome.type}: ${outcome.message.slice(0, 200)}`);
-      return;
-    }
-    const diff = predicted ? firstDifference(predicted, modelFields(outcome.task)) : 'predicted BoardFull';
-    if (diff) problems.push(`${label}: ${diff}`);
-    model.put(modelFields(outcome.task));
-    problems.push(...overlapProblems(outcome.task, overlapTotal(outcome.task, model.active()), MAX_OVERLAPS_PER_TASK, model.active()).map((p) => `${label}: ${p}`));
-  };
-  await mutate('claimTask 1', model.predictClaim(1, 'lead'), () => team.claimTask({ taskId: 1, expectedRevision: 1 }));
-  await mutate('transitionTask 1 → completed', model.predictTransition(1, 'completed'), () => team.transitionTask({ taskId: 1, expectedRevision: 2, status: 'completed' }));
-  await mutate('transitionTask 2 → cancelled', model.predictTransition(2, 'cancelled'), () => team.transitionTask({ taskId: 2, expectedRevision: 1, status: 'cancelled' }));
-  await mutate('deleteTask 3', model.predictDelete(3), () => team.deleteTask({ taskId: 3, expectedRevision: 1 }));
-  await mutate('editTask 4 (scopes reordered)', model.predictEdit(4, { writeScopes: [...scopesOf(4)].reverse() }), () => team.editTask({ taskId: 4, expectedRevision: 1, writeScopes: [...scopesOf(4)].reverse() }));
-  const refill = model.predictCreate(`scoped ${model.nextTaskId}`, '', scopesOf(model.nextTaskId));
-  await mutate(`createTask ${model.nextTaskId} (after the deletion)`, refill, () => team.createTask({ subject: `scoped ${model.nextTaskId}`, writeScopes: scopesOf(model.nextTaskId) }));
-  // Hand counts for the tasks whose numbers are easy to state:
-  const active = model.active().length;
-  const task5 = await timed('readTask', () => team.readTask(5));
-  const task1 = await timed('readTask', () => team.readTask(1));
-  const task3 = await timed('readTask', () => team.readTask(3));
-  const byHand = {
-    task5: { listed: task5?.overlaps.length, omitted: task5?.overlapsOmitted },
-    task1: { listed: task1?.overlaps.length, omitted: task1?.overlapsOmitted },
-    task3: { listed: task3?.overlaps.length, omitted: task3?.overlapsOmitted, deleted: task3?.deleted },
-  };
-  const byHandExpected = {
-    task5: { listed: 10, omitted: (active - 1) * PER_OTHER - 10 }, // live: every other live task
-    task1: { listed: 10, omitted: active * PER_OTHER - 10 }, // completed: every live task
-    task3: { listed: 0, omitted: 0, deleted: true }, // a tombstone has no scopes
-  };
-  const afterMutations = await check('after mutations');
+    // Change which tasks are live, then count again by hand: M live tasks → (M − 1) × 2,500 each,
+    // a finished task M × 2,500 (it still has scopes, the others are live), a tombstone none.
+    const mutate = async (label: string, predicted: ModelTask | null, call: () => Promise<TaskMutationResult>): Promise<void> => {
+      if (callErrors.length > 0) {
+        skippedCalls += 1;
+        return;
+      }
+      const start = Date.now();
+      const outcome = await attempt(sizes, label, call());
+      if (!outcome.ok && outcome.type === 'TeamCallTimedOut') {
+        callErrors.push(`${label} failed after ${Date.now() - start} ms: ${outcome.message}`.slice(0, 400));
+        return;
+      }
+      if (!outcome.ok) {
+        if (predicted !== null || outcome.type !== 'BoardFull') problems.push(`${label}: refused ${outcome.type}: ${outcome.message.slice(0, 200)}`);
+        return;
+      }
+      const diff = predicted ? firstDifference(predicted, modelFields(outcome.task)) : 'predicted BoardFull';
+      if (diff) problems.push(`${label}: ${diff}`);
+      model.put(modelFields(outcome.task));
+      problems.push(
+        ...overlapProblems(outcome.task, overlapTotal(outcome.task, model.active()), MAX_OVERLAPS_PER_TASK, model.active()).map((p) => `${label}: ${p}`),
+      );
+    };
+    await mutate('claimTask 1', model.predictClaim(1, 'lead'), () => team.claimTask({ taskId: 1, expectedRevision: 1 }));
+    await mutate('transitionTask 1 → completed', model.predictTransition(1, 'completed'), () =>
+      team.transitionTask({ taskId: 1, expectedRevision: 2, status: 'completed' }),
+    );
+    await mutate('transitionTask 2 → cancelled', model.predictTransition(2, 'cancelled'), () =>
+      team.transitionTask({ taskId: 2, expectedRevision: 1, status: 'cancelled' }),
+    );
+    await mutate('deleteTask 3', model.predictDelete(3), () => team.deleteTask({ taskId: 3, expectedRevision: 1 }));
+    await mutate('editTask 4 (scopes reordered)', model.predictEdit(4, { writeScopes: [...scopesOf(4)].reverse() }), () =>
+      team.editTask({ taskId: 4, expectedRevision: 1, writeScopes: [...scopesOf(4)].reverse() }),
+    );
+    const refill = model.predictCreate(`scoped ${model.nextTaskId}`, '', scopesOf(model.nextTaskId));
+    await mutate(`createTask ${model.nextTaskId} (after the deletion)`, refill, () =>
+      team.createTask({ subject: `scoped ${model.nextTaskId}`, writeScopes: scopesOf(model.nextTaskId) }),
+    );
+    // Hand counts for the tasks whose numbers are easy to state:
+    const active = model.active().length;
+    const task5 = await timed('readTask', () => team.readTask(5));
+    const task1 = await timed('readTask', () => team.readTask(1));
+    const task3 = await timed('readTask', () => team.readTask(3));
+    const byHand = {
+      task5: { listed: task5?.overlaps.length, omitted: task5?.overlapsOmitted },
+      task1: { listed: task1?.overlaps.length, omitted: task1?.overlapsOmitted },
+      task3: { listed: task3?.overlaps.length, omitted: task3?.overlapsOmitted, deleted: task3?.deleted },
+    };
+    const byHandExpected = {
+      task5: { listed: 10, omitted: (active - 1) * PER_OTHER - 10 }, // live: every other live task
+      task1: { listed: 10, omitted: active * PER_OTHER - 10 }, // completed: every live task
+      task3: { listed: 0, omitted: 0, deleted: true }, // a tombstone has no scopes
+    };
+    const afterMutations = await check('after mutations');
 
-  const lead = await chainPayloads(histories.client, team.teamId);
-  report(`2. maximum scopes ${label}`, {
-    tasks,
-    boardFull: full,
-    scopeBytesPerTask: jsonBytes(shallowFirst),
-    boardBytes: model.bytes(),
-    afterFill,
-    afterMutations,
-    activeAfterMutations: active,
-    byHand,
-    largestReceived: sizes.largest,
-    largestInHistory: largestByKind(lead.measures),
-    runs: lead.chain.runs.map((run) => ({ status: run.status, startInputBytes: run.startInputBytes })),
-    workflowTasks: workflowTaskTimes(lead),
-    slowestCallMs: slowest,
-    callErrors,
-    skippedCalls,
-  });
-  try {
-    expect({
-      health: healthOf(lead),
-      callErrors,
+    const lead = await chainPayloads(histories.client, team.teamId);
+    report(`2. maximum scopes ${label}`, {
+      tasks,
+      boardFull: full,
+      scopeBytesPerTask: jsonBytes(shallowFirst),
+      boardBytes: model.bytes(),
+      afterFill,
+      afterMutations,
+      activeAfterMutations: active,
       byHand,
-      historyPayloadsOverBudget: overBudget(lead.measures),
-      receivedOverBudget: sizes.over,
-      problems: problems.slice(0, 20),
-    }).toEqual({ health: { failedWorkflowTasks: 0, terminatedRuns: 0, problems: [] }, callErrors: [], byHand: byHandExpected, historyPayloadsOverBudget: [], receivedOverBudget: [], problems: [] });
-  } finally {
-    // A Lead that stopped answering is terminated (after its histories were read), never left running.
-    if (callErrors.length > 0) await team.handle().terminate('maxima test: the Lead stopped answering').catch(() => undefined);
-    else await team.dispose();
-  }
-}, 400_000);
+      largestReceived: sizes.largest,
+      largestInHistory: largestByKind(lead.measures),
+      runs: lead.chain.runs.map((run) => ({ status: run.status, startInputBytes: run.startInputBytes })),
+      workflowTasks: workflowTaskTimes(lead),
+      slowestCallMs: slowest,
+      callErrors,
+      skippedCalls,
+    });
+    try {
+      expect({
+        health: healthOf(lead),
+        callErrors,
+        byHand,
+        historyPayloadsOverBudget: overBudget(lead.measures),
+        receivedOverBudget: sizes.over,
+        problems: problems.slice(0, 20),
+      }).toEqual({
+        health: { failedWorkflowTasks: 0, terminatedRuns: 0, problems: [] },
+        callErrors: [],
+        byHand: byHandExpected,
+        historyPayloadsOverBudget: [],
+        receivedOverBudget: [],
+        problems: [],
+      });
+    } finally {
+      // A Lead that stopped answering is terminated (after its histories were read), never left running.
+      if (callErrors.length > 0)
+        await team
+          .handle()
+          .terminate('maxima test: the Lead stopped answering')
+          .catch(() => undefined);
+      else await team.dispose();
+    }
+  },
+  400_000,
+);
 
 // ---- 3. the maximum message to a teammate whose turn then runs -----------------------------------
 
@@ -558,8 +666,18 @@ test('a message of exactly MAX_MESSAGE_BYTES reaches a teammate whose turn then 
   });
   const first = await sizes.measure('getAgentState', team.waitForAnswer({ timeoutMs: 120_000 }));
   expect(first.finalAnswer).toBe('mate spawned');
-  await pollUntil(() => teammateState(team, 'mate'), (s) => s.status === 'idle' && s.turns === 1, 60_000, 100);
-  await pollUntil(() => team.liveStatus(), (s) => s.mate === 'idle', 60_000, 100);
+  await pollUntil(
+    () => teammateState(team, 'mate'),
+    (s) => s.status === 'idle' && s.turns === 1,
+    60_000,
+    100,
+  );
+  await pollUntil(
+    () => team.liveStatus(),
+    (s) => s.mate === 'idle',
+    60_000,
+    100,
+  );
 
   const maxContent = messageOfBytes(MAX_MESSAGE_BYTES, [think(3_000), answer('took the maximum message')]);
   const overContent = messageOfBytes(MAX_MESSAGE_BYTES + 1, [think(3_000), answer('took the oversized message')]);
@@ -579,12 +697,36 @@ test('a message of exactly MAX_MESSAGE_BYTES reaches a teammate whose turn then 
   // A Lead agent with required work (a busy teammate) waits, then answers once the teammate is done.
   const prompt = await sizes.measure('promptLead', team.promptLead(scriptText(answer('answered after the maximum message'))));
 
-  const running = await pollUntil(() => teammateState(team, 'mate'), (s) => s.status === 'running' && s.turns === 2, 30_000, 100, (s) => `${s.status} turn ${s.turns}`);
-  const leadWhileBusy = await pollUntil(() => team.agentState(), (v) => v.status === 'waiting' || v.status === 'answered', 30_000, 100, (v) => v.status);
-  const idle = await pollUntil(() => teammateState(team, 'mate'), (s) => s.status === 'idle' && s.turns === 2, 60_000, 200, (s) => `${s.status} turn ${s.turns}`);
+  const running = await pollUntil(
+    () => teammateState(team, 'mate'),
+    (s) => s.status === 'running' && s.turns === 2,
+    30_000,
+    100,
+    (s) => `${s.status} turn ${s.turns}`,
+  );
+  const leadWhileBusy = await pollUntil(
+    () => team.agentState(),
+    (v) => v.status === 'waiting' || v.status === 'answered',
+    30_000,
+    100,
+    (v) => v.status,
+  );
+  const idle = await pollUntil(
+    () => teammateState(team, 'mate'),
+    (s) => s.status === 'idle' && s.turns === 2,
+    60_000,
+    200,
+    (s) => `${s.status} turn ${s.turns}`,
+  );
   sizes.record('getTeammateState', idle);
   const answered = await team.waitForAnswer({ timeoutMs: 120_000, afterMessageId: prompt.messageId });
-  const bigStart = await pollUntil(() => teammateState(team, 'big-start'), (s) => s.status === 'idle' && s.turns === 1, 60_000, 200, (s) => `${s.status} turn ${s.turns}`);
+  const bigStart = await pollUntil(
+    () => teammateState(team, 'big-start'),
+    (s) => s.status === 'idle' && s.turns === 1,
+    60_000,
+    200,
+    (s) => `${s.status} turn ${s.turns}`,
+  );
   const liveStatus = await team.liveStatus();
   const runInfo = await team.runInfo();
 
@@ -596,7 +738,9 @@ test('a message of exactly MAX_MESSAGE_BYTES reaches a teammate whose turn then 
   const matePrompts = promptSizes(mate.measures);
   const bigPrompts = promptSizes(big.measures);
   const leadPrompts = promptSizes(lead.measures);
-  const childStarts = lead.measures.filter((m) => m.kind === 'childStartInput').map((m) => ({ workflowId: m.name, bytes: m.bytes, initialMessageBytes: jsonBytes((m.value as TeammateInput).initialMessage.content) }));
+  const childStarts = lead.measures
+    .filter((m) => m.kind === 'childStartInput')
+    .map((m) => ({ workflowId: m.name, bytes: m.bytes, initialMessageBytes: jsonBytes((m.value as TeammateInput).initialMessage.content) }));
   const delivered = mate.measures.filter((m) => m.kind === 'signalReceived' && m.name === 'deliverMessage').map((m) => m.bytes);
   report('3. maximum message', {
     maxMessageBytes: jsonBytes(maxContent),
@@ -616,7 +760,9 @@ test('a message of exactly MAX_MESSAGE_BYTES reaches a teammate whose turn then 
     health: healthOf(lead, mate, big),
     historyPayloadsOverBudget: [...overBudget(lead.measures), ...overBudget(mate.measures), ...overBudget(big.measures)],
     receivedOverBudget: sizes.over,
-    promptsOverBudget: [...matePrompts, ...bigPrompts, ...leadPrompts].filter((p) => p.messagesBytes > PROMPT_BUDGET_BYTES || p.payloadBytes > PAYLOAD_BUDGET_BYTES),
+    promptsOverBudget: [...matePrompts, ...bigPrompts, ...leadPrompts].filter(
+      (p) => p.messagesBytes > PROMPT_BUDGET_BYTES || p.payloadBytes > PAYLOAD_BUDGET_BYTES,
+    ),
     mateTurn: { status: idle.status, turns: idle.turns, heldContent: held?.content ?? null, reply: reply?.content ?? null },
     bigStart: { status: bigStart.status, turns: bigStart.turns, initial: bigStart.conversation.find((e) => e.role === 'user')?.content ?? null },
     childStartInitialMessages: childStarts.find((c) => c.workflowId.endsWith('/big-start'))?.initialMessageBytes,
@@ -652,103 +798,155 @@ const WRITES = 40;
 const WRITES_PER_RESPONSE = 2;
 
 test.each([
-  { label: 'maximum-size (two per response of exactly PAYLOAD_BUDGET_BYTES, ≈750 kB each)', size: { responseBytes: PAYLOAD_BUDGET_BYTES }, minContent: PAYLOAD_BUDGET_BYTES / WRITES_PER_RESPONSE - 1_000 },
-  { label: '80 kB (the issue\'s case: prompts fitted at the budget)', size: { contentBytes: 80_000 }, minContent: 80_000 },
-])('40 $label write_file calls in one turn, then fork spawns: model-call inputs, child inputs and seeds stay within budget; the Team answers', async ({ label, size, minContent }) => {
-  const model = fillingScriptedModel(size);
-  const worker = await startWorker(uniqueId('tq-maxima-writes'), { modelProvider: model });
-  const started = Date.now();
-  try {
-    const paths = Array.from({ length: WRITES }, (_, i) => `big/file-${String(i).padStart(2, '0')}.txt`);
-    const steps: ScriptStep[] = [];
-    for (let r = 0; r < WRITES / WRITES_PER_RESPONSE; r++) {
-      // A think starts a new chunk: each model response carries exactly these writes.
-      steps.push(think(1), ...paths.slice(r * WRITES_PER_RESPONSE, (r + 1) * WRITES_PER_RESPONSE).map((p) => tool('write_file', { path: p, content: FILL_MARKER, version: null })));
-    }
-    steps.push(think(1), tool('spawn_teammate', { name: 'fork-a', context: 'fork', message: script(answer('fork-a done')) }), answer('wrote 40 files'));
-    const team = await TeamClient.start(env.client, { teamId: uniqueId('maxima-writes'), taskQueue: worker.taskQueue, agent: { profile: 'team', prompt: scriptText(...steps) } });
-
-    const first = await pollUntil(() => team.agentState(), (v) => v.status === 'answered' || v.status === 'failed', 480_000, 2_000, (v) => `${v.status} turn ${v.turns} lastError ${v.lastError}`);
-    const turnOneSeconds = Math.round((Date.now() - started) / 1000);
-    // A second turn forks again: its seed is the whole first turn (every write in it), compacted.
-    const prompt = await team.promptLead(scriptText(tool('spawn_teammate', { name: 'fork-b', context: 'fork', message: script(answer('fork-b done')) }), answer('forked after the writes')));
-    const second = await pollUntil(
-      () => team.agentState(),
-      (v) => (v.status === 'answered' && v.finalAnswer === 'forked after the writes') || v.status === 'failed',
-      240_000,
-      1_000,
-      (v) => `${v.status} turn ${v.turns} lastError ${v.lastError}`,
-    );
-    const forkA = await pollUntil(() => teammateState(team, 'fork-a'), (s) => s.status === 'idle' && s.turns === 1, 60_000, 500, (s) => `${s.status} ${s.turns}`);
-    const forkB = await pollUntil(() => teammateState(team, 'fork-b'), (s) => s.status === 'idle' && s.turns === 1, 60_000, 500, (s) => `${s.status} ${s.turns}`);
-
-    // The files, byte for byte.
-    const fileProblems: string[] = [];
-    for (const p of paths) {
-      const length = model.written.get(p);
-      const file = path.join(worker.checkoutRoot, p);
-      if (length === undefined || !fs.existsSync(file)) {
-        fileProblems.push(`${p}: ${length === undefined ? 'never generated' : 'missing'}`);
-        continue;
+  {
+    label: 'maximum-size (two per response of exactly PAYLOAD_BUDGET_BYTES, ≈750 kB each)',
+    size: { responseBytes: PAYLOAD_BUDGET_BYTES },
+    minContent: PAYLOAD_BUDGET_BYTES / WRITES_PER_RESPONSE - 1_000,
+  },
+  { label: "80 kB (the issue's case: prompts fitted at the budget)", size: { contentBytes: 80_000 }, minContent: 80_000 },
+])(
+  '40 $label write_file calls in one turn, then fork spawns: model-call inputs, child inputs and seeds stay within budget; the Team answers',
+  async ({ label, size, minContent }) => {
+    const model = fillingScriptedModel(size);
+    const worker = await startWorker(uniqueId('tq-maxima-writes'), { modelProvider: model });
+    const started = Date.now();
+    try {
+      const paths = Array.from({ length: WRITES }, (_, i) => `big/file-${String(i).padStart(2, '0')}.txt`);
+      const steps: ScriptStep[] = [];
+      for (let r = 0; r < WRITES / WRITES_PER_RESPONSE; r++) {
+        // A think starts a new chunk: each model response carries exactly these writes.
+        steps.push(
+          think(1),
+          ...paths
+            .slice(r * WRITES_PER_RESPONSE, (r + 1) * WRITES_PER_RESPONSE)
+            .map((p) => tool('write_file', { path: p, content: FILL_MARKER, version: null })),
+        );
       }
-      if (fs.readFileSync(file, 'utf8') !== fillContent(p, length)) fileProblems.push(`${p}: content differs`);
-    }
-    const lengths = [...model.written.values()];
-
-    const lead = await chainPayloads(histories.client, team.teamId, (kind, name) => kind === 'childStartInput' || isCallModelInput(kind, name));
-    const forkAChain = await chainPayloads(histories.client, teammateWorkflowId(team.teamId, 'fork-a'), isCallModelInput);
-    const forkBChain = await chainPayloads(histories.client, teammateWorkflowId(team.teamId, 'fork-b'), isCallModelInput);
-    const prompts = [...promptSizes(lead.measures), ...promptSizes(forkAChain.measures), ...promptSizes(forkBChain.measures)];
-    const childStarts = lead.measures
-      .filter((m) => m.kind === 'childStartInput')
-      .map((m) => {
-        const input = m.value as TeammateInput;
-        return { workflowId: m.name, bytes: m.bytes, seedBytes: jsonBytes(input.seed), seedEntries: input.seed.length, seedTurns: [...new Set(input.seed.map((e: ConversationEntry) => e.turn))] };
+      steps.push(think(1), tool('spawn_teammate', { name: 'fork-a', context: 'fork', message: script(answer('fork-a done')) }), answer('wrote 40 files'));
+      const team = await TeamClient.start(env.client, {
+        teamId: uniqueId('maxima-writes'),
+        taskQueue: worker.taskQueue,
+        agent: { profile: 'team', prompt: scriptText(...steps) },
       });
-    const modelResults = lead.measures.filter((m) => m.kind === 'activityResult' && m.name === 'callModel').map((m) => m.bytes);
-    const toolInputs = lead.measures.filter((m) => m.kind === 'activityInput' && m.name === 'runWorkTool').map((m) => m.bytes);
-    const writesSeen = second.conversation.filter((e) => e.role === 'tool' && e.toolName === 'write_file');
-    report(`4. 40 ${label} writes and fork spawns`, {
-      writeContentBytes: { min: Math.min(...lengths), max: Math.max(...lengths), count: lengths.length, totalMB: Math.round(lengths.reduce((a, b) => a + b, 0) / 1e5) / 10 },
-      callModelResultBytes: { max: max(modelResults), atBudget: modelResults.filter((b) => b === PAYLOAD_BUDGET_BYTES).length, count: modelResults.length },
-      runWorkToolInputBytes: { max: max(toolInputs), count: toolInputs.length },
-      callModelInputs: { count: prompts.length, maxMessagesBytes: max(prompts.map((p) => p.messagesBytes)), maxPayloadBytes: max(prompts.map((p) => p.payloadBytes)) },
-      childStarts,
-      leadRuns: lead.chain.runs.map((run) => ({ status: run.status, historyLength: run.historyLength, startInputBytes: run.startInputBytes })),
-      largestInHistory: largestByKind(lead.measures),
-      workflowTasks: workflowTaskTimes(lead, forkAChain, forkBChain),
-      turnOneSeconds,
-      totalSeconds: Math.round((Date.now() - started) / 1000),
-    });
 
-    expect({
-      health: healthOf(lead, forkAChain, forkBChain),
-      firstTurn: { status: first.status, finalAnswer: first.finalAnswer, lastError: first.lastError },
-      secondTurn: { status: second.status, finalAnswer: second.finalAnswer, afterPrompt: second.conversation.some((e) => e.messageId === prompt.messageId) },
-      forks: [forkA.status, forkB.status],
-      writeResults: { count: writesSeen.length, allOk: writesSeen.every((e) => e.ok === true) },
-      fileProblems,
-      generatedWrites: lengths.length,
-      promptsOverBudget: prompts.filter((p) => p.messagesBytes > PROMPT_BUDGET_BYTES || p.payloadBytes > PAYLOAD_BUDGET_BYTES),
-      historyPayloadsOverBudget: [...overBudget(lead.measures), ...overBudget(forkAChain.measures), ...overBudget(forkBChain.measures)],
-      childStartsOverBudget: childStarts.filter((c) => c.bytes > PAYLOAD_BUDGET_BYTES || c.seedBytes > CARRIED_CONVERSATION_BUDGET_BYTES),
-      forkBSeedHoldsTurnOne: childStarts.find((c) => c.workflowId.endsWith('/fork-b'))?.seedTurns.includes(1) ?? false,
-    }).toEqual({
-      health: { failedWorkflowTasks: 0, terminatedRuns: 0, problems: [] },
-      firstTurn: { status: 'answered', finalAnswer: 'wrote 40 files', lastError: null },
-      secondTurn: { status: 'answered', finalAnswer: 'forked after the writes', afterPrompt: true },
-      forks: ['idle', 'idle'],
-      writeResults: { count: WRITES, allOk: true },
-      fileProblems: [],
-      generatedWrites: WRITES,
-      promptsOverBudget: [],
-      historyPayloadsOverBudget: [],
-      childStartsOverBudget: [],
-      forkBSeedHoldsTurnOne: true,
-    });
-    expect(Math.min(...lengths)).toBeGreaterThanOrEqual(minContent);
-    await team.dispose();
-  } finally {
-    await worker.stop();
-  }
-}, 600_000);
+      const first = await pollUntil(
+        () => team.agentState(),
+        (v) => v.status === 'answered' || v.status === 'failed',
+        480_000,
+        2_000,
+        (v) => `${v.status} turn ${v.turns} lastError ${v.lastError}`,
+      );
+      const turnOneSeconds = Math.round((Date.now() - started) / 1000);
+      // A second turn forks again: its seed is the whole first turn (every write in it), compacted.
+      const prompt = await team.promptLead(
+        scriptText(tool('spawn_teammate', { name: 'fork-b', context: 'fork', message: script(answer('fork-b done')) }), answer('forked after the writes')),
+      );
+      const second = await pollUntil(
+        () => team.agentState(),
+        (v) => (v.status === 'answered' && v.finalAnswer === 'forked after the writes') || v.status === 'failed',
+        240_000,
+        1_000,
+        (v) => `${v.status} turn ${v.turns} lastError ${v.lastError}`,
+      );
+      const forkA = await pollUntil(
+        () => teammateState(team, 'fork-a'),
+        (s) => s.status === 'idle' && s.turns === 1,
+        60_000,
+        500,
+        (s) => `${s.status} ${s.turns}`,
+      );
+      const forkB = await pollUntil(
+        () => teammateState(team, 'fork-b'),
+        (s) => s.status === 'idle' && s.turns === 1,
+        60_000,
+        500,
+        (s) => `${s.status} ${s.turns}`,
+      );
+
+      // The files, byte for byte.
+      const fileProblems: string[] = [];
+      for (const p of paths) {
+        const length = model.written.get(p);
+        const file = path.join(worker.checkoutRoot, p);
+        if (length === undefined || !fs.existsSync(file)) {
+          fileProblems.push(`${p}: ${length === undefined ? 'never generated' : 'missing'}`);
+          continue;
+        }
+        if (fs.readFileSync(file, 'utf8') !== fillContent(p, length)) fileProblems.push(`${p}: content differs`);
+      }
+      const lengths = [...model.written.values()];
+
+      const lead = await chainPayloads(histories.client, team.teamId, (kind, name) => kind === 'childStartInput' || isCallModelInput(kind, name));
+      const forkAChain = await chainPayloads(histories.client, teammateWorkflowId(team.teamId, 'fork-a'), isCallModelInput);
+      const forkBChain = await chainPayloads(histories.client, teammateWorkflowId(team.teamId, 'fork-b'), isCallModelInput);
+      const prompts = [...promptSizes(lead.measures), ...promptSizes(forkAChain.measures), ...promptSizes(forkBChain.measures)];
+      const childStarts = lead.measures
+        .filter((m) => m.kind === 'childStartInput')
+        .map((m) => {
+          const input = m.value as TeammateInput;
+          return {
+            workflowId: m.name,
+            bytes: m.bytes,
+            seedBytes: jsonBytes(input.seed),
+            seedEntries: input.seed.length,
+            seedTurns: [...new Set(input.seed.map((e: ConversationEntry) => e.turn))],
+          };
+        });
+      const modelResults = lead.measures.filter((m) => m.kind === 'activityResult' && m.name === 'callModel').map((m) => m.bytes);
+      const toolInputs = lead.measures.filter((m) => m.kind === 'activityInput' && m.name === 'runWorkTool').map((m) => m.bytes);
+      const writesSeen = second.conversation.filter((e) => e.role === 'tool' && e.toolName === 'write_file');
+      report(`4. 40 ${label} writes and fork spawns`, {
+        writeContentBytes: {
+          min: Math.min(...lengths),
+          max: Math.max(...lengths),
+          count: lengths.length,
+          totalMB: Math.round(lengths.reduce((a, b) => a + b, 0) / 1e5) / 10,
+        },
+        callModelResultBytes: { max: max(modelResults), atBudget: modelResults.filter((b) => b === PAYLOAD_BUDGET_BYTES).length, count: modelResults.length },
+        runWorkToolInputBytes: { max: max(toolInputs), count: toolInputs.length },
+        callModelInputs: {
+          count: prompts.length,
+          maxMessagesBytes: max(prompts.map((p) => p.messagesBytes)),
+          maxPayloadBytes: max(prompts.map((p) => p.payloadBytes)),
+        },
+        childStarts,
+        leadRuns: lead.chain.runs.map((run) => ({ status: run.status, historyLength: run.historyLength, startInputBytes: run.startInputBytes })),
+        largestInHistory: largestByKind(lead.measures),
+        workflowTasks: workflowTaskTimes(lead, forkAChain, forkBChain),
+        turnOneSeconds,
+        totalSeconds: Math.round((Date.now() - started) / 1000),
+      });
+
+      expect({
+        health: healthOf(lead, forkAChain, forkBChain),
+        firstTurn: { status: first.status, finalAnswer: first.finalAnswer, lastError: first.lastError },
+        secondTurn: { status: second.status, finalAnswer: second.finalAnswer, afterPrompt: second.conversation.some((e) => e.messageId === prompt.messageId) },
+        forks: [forkA.status, forkB.status],
+        writeResults: { count: writesSeen.length, allOk: writesSeen.every((e) => e.ok === true) },
+        fileProblems,
+        generatedWrites: lengths.length,
+        promptsOverBudget: prompts.filter((p) => p.messagesBytes > PROMPT_BUDGET_BYTES || p.payloadBytes > PAYLOAD_BUDGET_BYTES),
+        historyPayloadsOverBudget: [...overBudget(lead.measures), ...overBudget(forkAChain.measures), ...overBudget(forkBChain.measures)],
+        childStartsOverBudget: childStarts.filter((c) => c.bytes > PAYLOAD_BUDGET_BYTES || c.seedBytes > CARRIED_CONVERSATION_BUDGET_BYTES),
+        forkBSeedHoldsTurnOne: childStarts.find((c) => c.workflowId.endsWith('/fork-b'))?.seedTurns.includes(1) ?? false,
+      }).toEqual({
+        health: { failedWorkflowTasks: 0, terminatedRuns: 0, problems: [] },
+        firstTurn: { status: 'answered', finalAnswer: 'wrote 40 files', lastError: null },
+        secondTurn: { status: 'answered', finalAnswer: 'forked after the writes', afterPrompt: true },
+        forks: ['idle', 'idle'],
+        writeResults: { count: WRITES, allOk: true },
+        fileProblems: [],
+        generatedWrites: WRITES,
+        promptsOverBudget: [],
+        historyPayloadsOverBudget: [],
+        childStartsOverBudget: [],
+        forkBSeedHoldsTurnOne: true,
+      });
+      expect(Math.min(...lengths)).toBeGreaterThanOrEqual(minContent);
+      await team.dispose();
+    } finally {
+      await worker.stop();
+    }
+  },
+  600_000,
+);

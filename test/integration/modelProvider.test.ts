@@ -49,7 +49,11 @@ const server = http.createServer((req, res) => {
         : toolResults === 1
           ? { role: 'assistant', content: null, tool_calls: [call('c2', 'create_task', '{"subject": ')] }
           : { role: 'assistant', content: 'planned one task' };
-    reply(200, { id: 'x', choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    reply(200, {
+      id: 'x',
+      choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
+      usage: { prompt_tokens: 10, completion_tokens: 5 },
+    });
   });
 });
 
@@ -100,7 +104,9 @@ test('a chat-completions model drives the Lead: catalog and policy sent, tools d
     (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').map((e) => String(e.eventId)),
   );
   const callModelAttempts = (history.events ?? []).flatMap((e) =>
-    e.activityTaskStartedEventAttributes && callModelScheduled.has(String(e.activityTaskStartedEventAttributes.scheduledEventId)) ? [e.activityTaskStartedEventAttributes.attempt ?? 0] : [],
+    e.activityTaskStartedEventAttributes && callModelScheduled.has(String(e.activityTaskStartedEventAttributes.scheduledEventId))
+      ? [e.activityTaskStartedEventAttributes.attempt ?? 0]
+      : [],
   );
   expect(callModelAttempts.length).toBeGreaterThanOrEqual(3);
   expect(callModelAttempts.reduce((sum, attempt) => sum + attempt, 0)).toBe(requests.filter((r) => r.model === 'flaky').length);

@@ -20,7 +20,11 @@ const EDITS_PER_TASK = 130; // 4 × 5 × 130 = 2,600 edits + 20 creates
 
 test('raw SDK callers drive 2,600 task mutations across several rollovers with no retry loop and no refusal', async () => {
   const teamId = uniqueId('team-raw-rollover');
-  const handle: WorkflowHandle = await env.client.workflow.start(TEAM_LEAD_WORKFLOW_TYPE, { workflowId: teamId, taskQueue: env.worker.taskQueue, args: [{ teamId }] });
+  const handle: WorkflowHandle = await env.client.workflow.start(TEAM_LEAD_WORKFLOW_TYPE, {
+    workflowId: teamId,
+    taskQueue: env.worker.taskQueue,
+    args: [{ teamId }],
+  });
   expect(await driveLanes(handle, TASKS_PER_LANE, EDITS_PER_TASK)).toEqual([]);
 
   const info = await handle.query(getLeadRunInfoQuery);
@@ -82,7 +86,9 @@ async function driveLanes(handle: WorkflowHandle, tasks: number, edits: number):
       let revision = task.revision;
       for (let e = 0; e < edits; e++) {
         try {
-          revision = (await handle.executeUpdate(editTaskUpdate, { args: [{ caller: 'lead', taskId: task.id, expectedRevision: revision, description: `edit ${e}` }] })).task.revision;
+          revision = (
+            await handle.executeUpdate(editTaskUpdate, { args: [{ caller: 'lead', taskId: task.id, expectedRevision: revision, description: `edit ${e}` }] })
+          ).task.revision;
         } catch (error) {
           failures.push(String(error));
           return;

@@ -31,7 +31,10 @@ test('the Team survives the server being killed and restarted on its persistent 
     await team.claimTask({ taskId: task.id, expectedRevision: task.revision });
     await team.sendMessage('keeper', 'before the restart', 'before');
     const keeper = client.workflow.getHandle(teammateWorkflowId(team.teamId, 'keeper'));
-    await eventually(() => keeper.query(getTeammateStateQuery), (s) => s.consumed === 2 && s.status === 'idle');
+    await eventually(
+      () => keeper.query(getTeammateStateQuery),
+      (s) => s.consumed === 2 && s.status === 'idle',
+    );
 
     server.process.kill('SIGKILL');
     await new Promise((resolve) => server.process.once('exit', resolve));
@@ -39,7 +42,11 @@ test('the Team survives the server being killed and restarted on its persistent 
 
     const acceptance = await team.sendMessage('keeper', 'after the restart', 'after');
     expect(acceptance).toMatchObject({ messageId: 'after', targetPhase: 'active' });
-    const state = await eventually(() => keeper.query(getTeammateStateQuery), (s) => s.consumed === 3 && s.status === 'idle', 120_000);
+    const state = await eventually(
+      () => keeper.query(getTeammateStateQuery),
+      (s) => s.consumed === 3 && s.status === 'idle',
+      120_000,
+    );
     expect(state.conversation.filter((e) => e.role === 'user').map((e) => e.messageId)).toEqual([state.seenMessageIds[0], 'before', 'after']);
     const view = await team.view();
     expect(view.members.map((m) => [m.name, m.phase])).toEqual([['keeper', 'active']]);

@@ -88,7 +88,9 @@ test('32 raw SDK callers on separate connections (no client-side queueing) still
   try {
     const outcomes = await Promise.allSettled(
       Array.from({ length: 32 }, (_, i) =>
-        connections[i % 4]!.client.workflow.getHandle(team.teamId).executeUpdate(claimTaskUpdate, { args: [{ caller: 'lead', taskId: 1, expectedRevision: 1 }] }),
+        connections[i % 4]!.client.workflow.getHandle(team.teamId).executeUpdate(claimTaskUpdate, {
+          args: [{ caller: 'lead', taskId: 1, expectedRevision: 1 }],
+        }),
       ),
     );
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);

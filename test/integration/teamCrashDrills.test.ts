@@ -34,13 +34,19 @@ test('SIGKILL during provisioning: the spawn settles active, exactly one child, 
   const first = await worker(taskQueue);
   const team = await TeamClient.start(env.client, { teamId: uniqueId('drill-prov'), taskQueue });
   const spawning = team.spawnTeammate({ name: 'fresh-hand', message: { script: [{ think: 300 }] } });
-  await untilEvent(team.teamId, (e) => e.workflowExecutionUpdateAcceptedEventAttributes !== undefined && e.workflowExecutionUpdateAcceptedEventAttributes !== null);
+  await untilEvent(
+    team.teamId,
+    (e) => e.workflowExecutionUpdateAcceptedEventAttributes !== undefined && e.workflowExecutionUpdateAcceptedEventAttributes !== null,
+  );
   await first.kill();
   await worker(taskQueue);
 
   const { member, initialMessageId } = await spawning;
   expect(member).toMatchObject({ name: 'fresh-hand', phase: 'active' });
-  const state = await eventually(() => teammateState(team, 'fresh-hand'), (s) => s.consumed === 1 && s.status === 'idle');
+  const state = await eventually(
+    () => teammateState(team, 'fresh-hand'),
+    (s) => s.consumed === 1 && s.status === 'idle',
+  );
   expect(state.seenMessageIds).toEqual([initialMessageId]);
   expect(state.conversation.filter((e) => e.role === 'user')).toHaveLength(1);
   expect((await team.view()).members.map((m) => [m.name, m.phase])).toEqual([['fresh-hand', 'active']]);
@@ -56,19 +62,28 @@ test('SIGKILL during a send and during a turn: every message is delivered exactl
   await team.spawnTeammate({ name: 'bob', message: 'start' });
   const { task } = await team.createTask({ subject: 'owned across crashes' });
   await team.assignTask({ taskId: task.id, expectedRevision: task.revision, owner: 'alice' });
-  await eventually(() => teammateState(team, 'bob'), (s) => s.status === 'idle' && s.consumed === 1);
+  await eventually(
+    () => teammateState(team, 'bob'),
+    (s) => s.status === 'idle' && s.consumed === 1,
+  );
 
   // During a send: alice works, then relays three messages to bob through the Lead.
   const relay = { script: [{ think: 1_500 }, ...[1, 2, 3].map((n) => ({ send: { to: 'bob', content: `relay ${n}` } }))] };
   await team.sendMessage('alice', relay, 'relay-order');
-  await eventually(() => teammateState(team, 'alice'), (s) => s.status === 'running');
+  await eventually(
+    () => teammateState(team, 'alice'),
+    (s) => s.status === 'running',
+  );
   await new Promise((r) => setTimeout(r, 1_600)); // the think is over: the sends are under way
   await current.kill();
   current = await worker(taskQueue);
 
   // During a turn: bob thinks for a while; the worker dies mid-activity; a new one retries the turn.
   await team.sendMessage('bob', { script: [{ think: 2_000 }] }, 'long-turn');
-  await eventually(() => teammateState(team, 'bob'), (s) => s.status === 'running' && s.conversation.some((e) => e.messageId === 'long-turn'));
+  await eventually(
+    () => teammateState(team, 'bob'),
+    (s) => s.status === 'running' && s.conversation.some((e) => e.messageId === 'long-turn'),
+  );
   await current.kill();
   await worker(taskQueue);
   const burst = await Promise.all(Array.from({ length: 5 }, () => team.sendMessage('bob', 'after the crash', randomUUID())));
@@ -84,7 +99,12 @@ test('SIGKILL during a send and during a turn: every message is delivered exactl
   expect(new Set(bob.seenMessageIds)).toEqual(new Set([...bob.conversation.filter((e) => e.role === 'user').map((e) => e.messageId)]));
   expect(burst.every((a) => a.targetPhase === 'active')).toBe(true);
   const alice = await teammateState(team, 'alice');
-  expect(alice.conversation.filter((e) => e.role === 'assistant' && e.turn === 2).at(-1)?.receipts?.map((r) => r.ok)).toEqual([true, true, true]);
+  expect(
+    alice.conversation
+      .filter((e) => e.role === 'assistant' && e.turn === 2)
+      .at(-1)
+      ?.receipts?.map((r) => r.ok),
+  ).toEqual([true, true, true]);
 
   const view = await team.view();
   expect(view.members.map((m) => [m.name, m.phase])).toEqual([
@@ -115,7 +135,10 @@ test('a Lead reset to before a provisioning settled is reconciled from the child
     reason: 'crash drill: reset before the provisioning settled',
   });
 
-  const settled = await eventually(() => team.view(), (v) => v.members[0]?.phase !== 'provisioning');
+  const settled = await eventually(
+    () => team.view(),
+    (v) => v.members[0]?.phase !== 'provisioning',
+  );
   expect(settled.members.map((m) => [m.name, m.phase])).toEqual([['survivor', 'active']]);
   const newHistory = await team.handle().fetchHistory();
   expect(newHistory.events?.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'reconcileTeammate')).toBe(true);
@@ -123,17 +146,24 @@ test('a Lead reset to before a provisioning settled is reconciled from the child
 
   // The same child, still alive and reachable; disposal then leaves nothing running.
   await team.sendMessage('survivor', 'after the reset', 'after-reset');
-  await eventually(() => teammateState(team, 'survivor'), (s) => s.conversation.some((e) => e.messageId === 'after-reset'));
+  await eventually(
+    () => teammateState(team, 'survivor'),
+    (s) => s.conversation.some((e) => e.messageId === 'after-reset'),
+  );
   expect((await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'survivor')).describe()).status.name).toBe('RUNNING');
   await team.dispose();
   expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
 });
 
-test('SIGKILL during an agent Team\'s model call: a new worker takes over and the Team ends exactly as an uninterrupted run', async () => {
+test("SIGKILL during an agent Team's model call: a new worker takes over and the Team ends exactly as an uninterrupted run", async () => {
   const taskQueue = uniqueId('tq-drill-agent');
   const checkoutRoot = tempCheckout(); // one checkout, as on a real machine: both worker processes use it
   const first = await env.spawnWorker(taskQueue, { checkoutRoot });
-  const team = await TeamClient.start(env.client, { teamId: uniqueId('drill-agent'), taskQueue, agent: { prompt: demoAgentPrompt({ parserThinkMs: 8_000 }), profile: 'team' } });
+  const team = await TeamClient.start(env.client, {
+    teamId: uniqueId('drill-agent'),
+    taskQueue,
+    agent: { prompt: demoAgentPrompt({ parserThinkMs: 8_000 }), profile: 'team' },
+  });
   // parser-dev has claimed its task and a worker has started its long model call when the worker dies.
   await eventually(
     () => team.view(),

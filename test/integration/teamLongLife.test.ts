@@ -22,7 +22,10 @@ test('teammates survive the Lead continuing as new; sends and disposal still rea
 
   const acceptance = await team.sendMessage('survivor', 'after the roll-over', 'after-can');
   expect(acceptance.targetPhase).toBe('active');
-  await eventually(() => teammateState(team, 'survivor'), (s) => s.conversation.some((e) => e.messageId === 'after-can'));
+  await eventually(
+    () => teammateState(team, 'survivor'),
+    (s) => s.conversation.some((e) => e.messageId === 'after-can'),
+  );
   expect((await team.view()).members.map((m) => [m.name, m.phase])).toEqual([['survivor', 'active']]);
 
   await team.dispose();
@@ -35,7 +38,11 @@ test('a teammate continues as new without losing or repeating an inbox item', as
   // One at a time, so most messages get a turn of their own, racing the teammate's roll-overs.
   const SENDS = 200;
   for (let n = 0; n < SENDS; n++) await team.sendMessage('busy', { n }, `m-${n}`);
-  const state = await eventually(() => teammateState(team, 'busy'), (s) => s.consumed === SENDS + 1 && s.status === 'idle', 180_000);
+  const state = await eventually(
+    () => teammateState(team, 'busy'),
+    (s) => s.consumed === SENDS + 1 && s.status === 'idle',
+    180_000,
+  );
   expect(state.continuedRuns).toBeGreaterThanOrEqual(2);
   expect(state.received).toBe(SENDS + 1);
   const delivered = state.conversation.filter((e) => e.role === 'user' && e.messageId?.startsWith('m-')).map((e) => e.messageId);

@@ -15,9 +15,18 @@ const env = useClientAndWorker();
 test('spawning records provisioning then active, starts the reserved child with the initial message first in its inbox', async () => {
   const team = await newTeam(env.client, env.worker.taskQueue);
   const { member, initialMessageId } = await team.spawnTeammate({ name: 'api-writer', message: { task: 'write the API' } });
-  expect(member).toMatchObject({ name: 'api-writer', phase: 'active', context: 'fresh', workflowId: teammateWorkflowId(team.teamId, 'api-writer'), revision: 2 });
+  expect(member).toMatchObject({
+    name: 'api-writer',
+    phase: 'active',
+    context: 'fresh',
+    workflowId: teammateWorkflowId(team.teamId, 'api-writer'),
+    revision: 2,
+  });
 
-  const state = await eventually(() => teammateState(team, 'api-writer'), (s) => s.consumed === 1 && s.status === 'idle');
+  const state = await eventually(
+    () => teammateState(team, 'api-writer'),
+    (s) => s.consumed === 1 && s.status === 'idle',
+  );
   expect(state.seenMessageIds).toEqual([initialMessageId]);
   expect(state.conversation[0]).toMatchObject({ role: 'user', from: 'lead', messageId: initialMessageId, content: { task: 'write the API' }, turn: 1 });
 
@@ -56,7 +65,10 @@ test('sends are signals with inbox acceptance; the same message id is consumed o
   const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'alice', message: 'start' });
   await team.spawnTeammate({ name: 'bob', message: 'start' });
-  await eventually(() => teammateState(team, 'bob'), (s) => s.status === 'idle' && s.consumed === 1);
+  await eventually(
+    () => teammateState(team, 'bob'),
+    (s) => s.status === 'idle' && s.consumed === 1,
+  );
 
   const first = await team.sendMessage('bob', { text: 'once' }, 'msg-1');
   expect(first).toMatchObject({ messageId: 'msg-1', to: 'bob', targetPhase: 'active' });
@@ -65,18 +77,30 @@ test('sends are signals with inbox acceptance; the same message id is consumed o
   expect(again.messageId).toBe('msg-1');
   // A different update id with the same message id: recorded once by the target anyway.
   await team.update((await import('../../shared/contract')).sendMessageUpdate, { to: 'bob', content: { text: 'once' }, messageId: 'msg-1' });
-  const bob = await eventually(() => teammateState(team, 'bob'), (s) => s.consumed === 2 && s.status === 'idle');
+  const bob = await eventually(
+    () => teammateState(team, 'bob'),
+    (s) => s.consumed === 2 && s.status === 'idle',
+  );
   expect(bob.received).toBe(2);
   expect(bob.conversation.filter((e) => e.messageId === 'msg-1')).toHaveLength(1);
 
   // alice sends to bob and to the lead from inside her turn (scripted model); "from" is set by the runtime.
   await team.sendMessage('alice', { script: [{ send: { to: 'bob', content: 'from alice' } }, { send: { to: 'lead', content: { done: true } } }] });
-  const bobAfter = await eventually(() => teammateState(team, 'bob'), (s) => s.conversation.some((e) => e.content === 'from alice'));
+  const bobAfter = await eventually(
+    () => teammateState(team, 'bob'),
+    (s) => s.conversation.some((e) => e.content === 'from alice'),
+  );
   expect(bobAfter.conversation.find((e) => e.content === 'from alice')?.from).toBe('alice');
-  const leadInbox = await eventually(() => team.readLeadInbox(), (m) => m.length > 0);
+  const leadInbox = await eventually(
+    () => team.readLeadInbox(),
+    (m) => m.length > 0,
+  );
   expect(leadInbox).toEqual([expect.objectContaining({ from: 'alice', content: { done: true } })]);
   // The turn's final reply carries the receipts of every send it made.
-  const alice = await eventually(() => teammateState(team, 'alice'), (s) => s.status === 'idle' && s.turns === 2);
+  const alice = await eventually(
+    () => teammateState(team, 'alice'),
+    (s) => s.status === 'idle' && s.turns === 2,
+  );
   expect(alice.conversation.filter((e) => e.role === 'tool' && e.toolName === 'send_message').map((e) => e.ok)).toEqual([true, true]);
   expect(alice.conversation.filter((e) => e.role === 'assistant' && e.turn === 2).at(-1)?.receipts).toEqual([
     expect.objectContaining({ ok: true, acceptance: expect.objectContaining({ to: 'bob', targetPhase: 'active' }) }),
@@ -96,7 +120,10 @@ test('message content keeps an own __proto__ key through every hop and view', as
   expect(Object.prototype.hasOwnProperty.call(content, '__proto__')).toBe(true);
 
   await team.sendMessage('parser', content as never, 'proto-1');
-  const state = await eventually(() => teammateState(team, 'parser'), (s) => s.conversation.some((e) => e.messageId === 'proto-1'));
+  const state = await eventually(
+    () => teammateState(team, 'parser'),
+    (s) => s.conversation.some((e) => e.messageId === 'proto-1'),
+  );
   const delivered = state.conversation.find((e) => e.messageId === 'proto-1')?.content as Record<string, unknown>;
   expect(Object.prototype.hasOwnProperty.call(delivered, '__proto__')).toBe(true);
   expect(Object.getOwnPropertyDescriptor(delivered, '__proto__')?.value).toEqual({ polluted: true });
@@ -105,7 +132,10 @@ test('message content keeps an own __proto__ key through every hop and view', as
 
   // And back to the Lead's inbox through a teammate's turn.
   await team.sendMessage('parser', { script: [{ send: { to: 'lead', content } }] } as never);
-  const [toLead] = await eventually(() => team.readLeadInbox(), (m) => m.length > 0);
+  const [toLead] = await eventually(
+    () => team.readLeadInbox(),
+    (m) => m.length > 0,
+  );
   expect(Object.prototype.hasOwnProperty.call(toLead!.content, '__proto__')).toBe(true);
   await team.dispose();
 });
@@ -115,13 +145,19 @@ test('a send to a cold teammate (no worker has it cached) is accepted and then c
   let coldWorker = await startWorker(taskQueue);
   const team = await TeamClient.start(env.client, { teamId: uniqueId('team-cold'), taskQueue });
   await team.spawnTeammate({ name: 'sleeper', message: 'start' });
-  await eventually(() => teammateState(team, 'sleeper'), (s) => s.status === 'idle');
+  await eventually(
+    () => teammateState(team, 'sleeper'),
+    (s) => s.status === 'idle',
+  );
   await coldWorker.stop(); // every cached workflow is gone with this worker
   coldWorker = await startWorker(taskQueue);
   try {
     const acceptance = await team.sendMessage('sleeper', 'wake up', 'cold-1');
     expect(acceptance).toMatchObject({ messageId: 'cold-1', targetPhase: 'active' });
-    const state = await eventually(() => teammateState(team, 'sleeper'), (s) => s.conversation.some((e) => e.messageId === 'cold-1'));
+    const state = await eventually(
+      () => teammateState(team, 'sleeper'),
+      (s) => s.conversation.some((e) => e.messageId === 'cold-1'),
+    );
     expect(state.consumed).toBe(2);
     await team.dispose();
   } finally {
@@ -150,12 +186,18 @@ test('waitForEdge wakes on the next edge after the call began, never replays ear
 test('interrupt cancels the running turn, keeps the inbox and changes no task ownership', async () => {
   const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'thinker', message: 'start' });
-  await eventually(() => teammateState(team, 'thinker'), (s) => s.status === 'idle');
+  await eventually(
+    () => teammateState(team, 'thinker'),
+    (s) => s.status === 'idle',
+  );
   const { task } = await team.createTask({ subject: 'owned by thinker' });
   const assigned = (await team.assignTask({ taskId: task.id, expectedRevision: task.revision, owner: 'thinker' })).task;
 
   await team.sendMessage('thinker', { script: [{ think: 60_000 }] }, 'long');
-  await eventually(() => teammateState(team, 'thinker'), (s) => s.status === 'running' && s.conversation.some((e) => e.messageId === 'long'));
+  await eventually(
+    () => teammateState(team, 'thinker'),
+    (s) => s.status === 'running' && s.conversation.some((e) => e.messageId === 'long'),
+  );
   await team.sendMessage('thinker', 'arrived meanwhile', 'meanwhile');
   const during = await teammateState(team, 'thinker');
   expect(during.pending.map((m) => m.messageId)).toEqual(['meanwhile']);
@@ -163,7 +205,10 @@ test('interrupt cancels the running turn, keeps the inbox and changes no task ow
   const started = Date.now();
   const result = await team.interruptTeammate('thinker');
   expect(result).toEqual({ name: 'thinker', statusAtInterrupt: 'running' });
-  const after = await eventually(() => teammateState(team, 'thinker'), (s) => s.interruptedTurns === 1 && s.conversation.some((e) => e.messageId === 'meanwhile'));
+  const after = await eventually(
+    () => teammateState(team, 'thinker'),
+    (s) => s.interruptedTurns === 1 && s.conversation.some((e) => e.messageId === 'meanwhile'),
+  );
   expect(Date.now() - started).toBeLessThan(30_000);
   expect(after.conversation.some((e) => e.role === 'system' && JSON.stringify(e.content).includes('interrupted'))).toBe(true);
   expect(after.received).toBe(3);
@@ -181,7 +226,10 @@ test('disposal stops every child (failed ones included) and leaves nothing runni
   await team.spawnTeammate({ name: 'two', message: 'idle soon' });
   await env.client.workflow.start('squatter', { taskQueue: env.worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'three') });
   expect((await team.spawnTeammate({ name: 'three', message: 'x' })).member.phase).toBe('failed');
-  await eventually(() => teammateState(team, 'one'), (s) => s.status === 'running');
+  await eventually(
+    () => teammateState(team, 'one'),
+    (s) => s.status === 'running',
+  );
 
   // While disposal is stopping children, admission is already closed: sends get TeamAdmissionClosed.
   const disposal = team.dispose();
@@ -232,7 +280,10 @@ test('historical Lead-log mailbox records stay readable and validated, and are n
   ]);
 
   await team.spawnTeammate({ name: 'bob', message: 'start' });
-  const bob = await eventually(() => teammateState(team, 'bob'), (s) => s.status === 'idle' && s.consumed === 1);
+  const bob = await eventually(
+    () => teammateState(team, 'bob'),
+    (s) => s.status === 'idle' && s.consumed === 1,
+  );
   expect(bob.seenMessageIds).not.toContain('old-1');
   expect(await team.readLeadInbox()).toEqual([]);
   expect((await team.legacyMailbox()).records[0]?.status).toBe('queued');

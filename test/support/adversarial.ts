@@ -122,12 +122,20 @@ export interface PayloadCase {
 }
 
 /** Executes an Update by its string name with exactly `args`, bounded, and classifies the outcome. */
-export async function rawUpdate(client: Client, workflowId: string, name: string, args: unknown[], options: { timeoutMs?: number; updateId?: string } = {}): Promise<UpdateOutcome> {
+export async function rawUpdate(
+  client: Client,
+  workflowId: string,
+  name: string,
+  args: unknown[],
+  options: { timeoutMs?: number; updateId?: string } = {},
+): Promise<UpdateOutcome> {
   const timeoutMs = options.timeoutMs ?? 20_000;
   try {
     const result: unknown = await bounded(client, timeoutMs, `${name} on ${workflowId}`, () =>
       // Any argument list, also none at all: the overloads want a tuple, the wire takes a list.
-      client.workflow.getHandle(workflowId).executeUpdate<unknown, [unknown]>(name, { args: args as [unknown], ...(options.updateId ? { updateId: options.updateId } : {}) }),
+      client.workflow
+        .getHandle(workflowId)
+        .executeUpdate<unknown, [unknown]>(name, { args: args as [unknown], ...(options.updateId ? { updateId: options.updateId } : {}) }),
     );
     return { kind: 'ok', result, resultBytes: jsonBytes(result) };
   } catch (error) {
@@ -135,7 +143,11 @@ export async function rawUpdate(client: Client, workflowId: string, name: string
       return { kind: 'rejected', type: error.cause.type ?? undefined, message: error.cause.message };
     }
     const cause = error instanceof Error && error.cause instanceof Error ? ` (cause: ${error.cause.name}: ${error.cause.message})` : '';
-    return { kind: 'error', error: `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}${cause}`, deadline: error instanceof DeadlineExceeded };
+    return {
+      kind: 'error',
+      error: `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}${cause}`,
+      deadline: error instanceof DeadlineExceeded,
+    };
   }
 }
 
@@ -192,7 +204,10 @@ export interface ChainReport {
 
 async function runReport(client: Client, workflowId: string, runId: string): Promise<{ report: RunReport; previousRunId: string | null }> {
   const handle = client.workflow.getHandle(workflowId, runId);
-  const [history, description] = await Promise.all([bounded(client, 60_000, `history of ${workflowId}`, () => handle.fetchHistory()), bounded(client, 20_000, `describe ${workflowId}`, () => handle.describe())]);
+  const [history, description] = await Promise.all([
+    bounded(client, 60_000, `history of ${workflowId}`, () => handle.fetchHistory()),
+    bounded(client, 20_000, `describe ${workflowId}`, () => handle.describe()),
+  ]);
   const events = history.events ?? [];
   const started = events[0]?.workflowExecutionStartedEventAttributes;
   const failures: RunReport['workflowTaskFailures'] = [];
@@ -209,7 +224,8 @@ async function runReport(client: Client, workflowId: string, runId: string): Pro
     const terminated = event.workflowExecutionTerminatedEventAttributes;
     if (terminated) terminationReason = `${terminated.reason ?? ''} (by ${terminated.identity ?? 'unknown'})`;
     const closedFailed = event.workflowExecutionFailedEventAttributes;
-    if (closedFailed) failure = { type: closedFailed.failure?.applicationFailureInfo?.type ?? null, message: (closedFailed.failure?.message ?? '').slice(0, 400) };
+    if (closedFailed)
+      failure = { type: closedFailed.failure?.applicationFailureInfo?.type ?? null, message: (closedFailed.failure?.message ?? '').slice(0, 400) };
   }
   const inputBytes = (started?.input?.payloads ?? []).reduce((sum, p) => sum + (p.data?.length ?? 0), 0);
   return {
@@ -294,7 +310,11 @@ export async function teamHealth(client: Client, teamId: string, extra: readonly
       if (!/not found/i.test(String(error))) throw error;
     }
   }
-  return { chains, failedWorkflowTasks: chains.reduce((n, c) => n + c.failedWorkflowTasks, 0), terminatedRuns: chains.reduce((n, c) => n + c.terminatedRuns, 0) };
+  return {
+    chains,
+    failedWorkflowTasks: chains.reduce((n, c) => n + c.failedWorkflowTasks, 0),
+    terminatedRuns: chains.reduce((n, c) => n + c.terminatedRuns, 0),
+  };
 }
 
 /** One line per problem: each failed workflow task (cause, message) and each terminated run (reason). */
@@ -381,7 +401,9 @@ export function deepArray(depth: number, leaf: unknown = 'bottom'): unknown {
 
 /** An object whose own (not inherited) keys are `__proto__` and friends: JSON.parse makes them own properties. */
 export function protoKeyObject(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const object = JSON.parse('{"__proto__":{"polluted":true,"caller":"lead","phase":"active"},"constructor":{"prototype":{"polluted":true}},"toString":"not a function","hasOwnProperty":42,"valueOf":null}') as Record<string, unknown>;
+  const object = JSON.parse(
+    '{"__proto__":{"polluted":true,"caller":"lead","phase":"active"},"constructor":{"prototype":{"polluted":true}},"toString":"not a function","hasOwnProperty":42,"valueOf":null}',
+  ) as Record<string, unknown>;
   for (const [key, value] of Object.entries(extra)) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
   return object;
 }
@@ -469,7 +491,10 @@ const hostileStructure: fc.Arbitrary<Hostile> = fc.oneof(
     H('[]', []),
     H('[1,2,3]', [1, 2, 3]),
     H('[null]', [null]),
-    H('array of 10,000', Array.from({ length: 10_000 }, (_, i) => i)),
+    H(
+      'array of 10,000',
+      Array.from({ length: 10_000 }, (_, i) => i),
+    ),
     H('depth-65 object', deepObject(65)),
     H('depth-1000 object', deepObject(1_000)),
     H('depth-1000 array', deepArray(1_000)),
@@ -570,8 +595,12 @@ export function payloadArbitrary(spec: PayloadSpec): fc.Arbitrary<PayloadTemplat
     label: `${a.field} ← ${a.v.label}, ${b.field} ← ${b.v.label}`,
     args: [withField(withField(spec.base, a.field, a.v.value), b.field, b.v.value)],
   }));
-  const remove = fc.constantFrom(...fieldNames, 'caller').map((field): PayloadTemplate => ({ label: `without ${field}`, args: [withoutField(spec.base, field)] }));
-  const addKey = fc.tuple(hostileKey, hostileValue).map(([key, v]): PayloadTemplate => ({ label: `extra own key ${preview(key, 24)} = ${v.label}`, args: [withField(spec.base, key, v.value)] }));
+  const remove = fc
+    .constantFrom(...fieldNames, 'caller')
+    .map((field): PayloadTemplate => ({ label: `without ${field}`, args: [withoutField(spec.base, field)] }));
+  const addKey = fc
+    .tuple(hostileKey, hostileValue)
+    .map(([key, v]): PayloadTemplate => ({ label: `extra own key ${preview(key, 24)} = ${v.label}`, args: [withField(spec.base, key, v.value)] }));
   const caller = hostileValue.map((v): PayloadTemplate => ({ label: `caller ← ${v.label}`, args: [withField(spec.base, 'caller', v.value)] }));
   const whole = hostileValue.map((v): PayloadTemplate => ({ label: `argument ← ${v.label}`, args: [v.value] }));
   return fc.oneof(

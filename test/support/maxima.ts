@@ -86,7 +86,11 @@ export interface ChainPayloads {
  * inputs and results, child start inputs, signals received and sent, the completion result.
  * `decode(kind, name)` says which payloads to keep decoded in `value`.
  */
-export async function chainPayloads(client: Client, workflowId: string, decode: (kind: PayloadKind, name: string) => boolean = () => false): Promise<ChainPayloads> {
+export async function chainPayloads(
+  client: Client,
+  workflowId: string,
+  decode: (kind: PayloadKind, name: string) => boolean = () => false,
+): Promise<ChainPayloads> {
   const chain = await chainReport(client, workflowId);
   const measures: PayloadMeasure[] = [];
   let workflowTaskTimeouts = 0;
@@ -151,7 +155,9 @@ export function largestByKind(measures: readonly PayloadMeasure[]): Record<strin
 
 /** Payloads over `budget`, described for an assertion message (empty when none). */
 export function overBudget(measures: readonly PayloadMeasure[], budget: number = PAYLOAD_BUDGET_BYTES): string[] {
-  return measures.filter((m) => m.bytes > budget).map((m) => `${m.workflowId} run ${m.runId.slice(0, 8)} event ${m.eventId}: ${m.kind} ${m.name} is ${m.bytes} bytes (budget ${budget})`);
+  return measures
+    .filter((m) => m.bytes > budget)
+    .map((m) => `${m.workflowId} run ${m.runId.slice(0, 8)} event ${m.eventId}: ${m.kind} ${m.name} is ${m.bytes} bytes (budget ${budget})`);
 }
 
 /** Records sizes of results a test receives (Update and query results, as JSON bytes). */
@@ -334,7 +340,16 @@ export class BoardModel {
 
 /** The fields the model predicts, from a real task (snapshot or view). */
 export function modelFields(task: TaskSnapshot | TaskView | ModelTask): ModelTask {
-  return { id: task.id, revision: task.revision, subject: task.subject, description: task.description, status: task.status, owner: task.owner, writeScopes: task.writeScopes, deleted: task.deleted };
+  return {
+    id: task.id,
+    revision: task.revision,
+    subject: task.subject,
+    description: task.description,
+    status: task.status,
+    owner: task.owner,
+    writeScopes: task.writeScopes,
+    deleted: task.deleted,
+  };
 }
 
 // ---- a scripted model that fills write_file calls ------------------------------------------------
@@ -371,7 +386,9 @@ export function fillingScriptedModel(size: FillSize): ModelProvider & { written:
         ...response,
         message: {
           ...response.message,
-          toolCalls: calls.map(({ call, args }) => (contents.has(call.id) ? { ...call, argumentsJson: JSON.stringify({ ...args, content: contents.get(call.id) }) } : call)),
+          toolCalls: calls.map(({ call, args }) =>
+            contents.has(call.id) ? { ...call, argumentsJson: JSON.stringify({ ...args, content: contents.get(call.id) }) } : call,
+          ),
         },
       });
       const base = jsonBytes(withContents(new Map(fills.map(({ call }) => [call.id, '']))));
@@ -393,7 +410,13 @@ export function fillingScriptedModel(size: FillSize): ModelProvider & { written:
 // ---- polling -------------------------------------------------------------------------------------
 
 /** Polls `probe` every `intervalMs` until `accept`; for expensive reads (large conversations). */
-export async function pollUntil<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number, intervalMs = 1_000, describe: (value: T) => string = (v) => JSON.stringify(v).slice(0, 500)): Promise<T> {
+export async function pollUntil<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs: number,
+  intervalMs = 1_000,
+  describe: (value: T) => string = (v) => JSON.stringify(v).slice(0, 500),
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = await probe();
   while (!accept(last)) {

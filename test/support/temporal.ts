@@ -47,11 +47,20 @@ export function tempCheckout(): string {
 }
 
 /** An in-process worker on its own task queue, running until stop(). Work tools act on `checkoutRoot` (default: a temp dir). */
-export async function startWorker(taskQueue: string = uniqueId('tq'), options: { checkoutRoot?: string; modelProvider?: ModelProvider } = {}): Promise<RunningWorker & { checkoutRoot: string }> {
+export async function startWorker(
+  taskQueue: string = uniqueId('tq'),
+  options: { checkoutRoot?: string; modelProvider?: ModelProvider } = {},
+): Promise<RunningWorker & { checkoutRoot: string }> {
   quietRuntime();
   const connection = await NativeConnection.connect({ address: address() });
   const checkoutRoot = options.checkoutRoot ?? tempCheckout();
-  const { worker, close } = await createTeamWorker({ connection, address: address(), taskQueue, checkoutRoot, ...(options.modelProvider ? { modelProvider: options.modelProvider } : {}) });
+  const { worker, close } = await createTeamWorker({
+    connection,
+    address: address(),
+    taskQueue,
+    checkoutRoot,
+    ...(options.modelProvider ? { modelProvider: options.modelProvider } : {}),
+  });
   const running = worker.run();
   return {
     worker,

@@ -18,7 +18,12 @@ const ROOT = path.resolve(__dirname, '../..');
 export async function spawnWorkerProcess(taskQueue: string, options: { checkoutRoot?: string } = {}): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(ROOT, 'worker/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: address(), TEMPORAL_TASK_QUEUE: taskQueue, AGENT_TEAMS_CHECKOUT: options.checkoutRoot ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-')) },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: address(),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      AGENT_TEAMS_CHECKOUT: options.checkoutRoot ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-')),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

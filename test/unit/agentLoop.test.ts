@@ -51,7 +51,12 @@ function fakeDispatch(results: Record<string, (call: ToolCall) => DispatchResult
   return { calls, log, dispatch };
 }
 
-function turnInput(conversation: ConversationEntry[], model: ReturnType<typeof fakeModel>, dispatch: ReturnType<typeof fakeDispatch>, extra: Partial<AgentTurnInput> = {}): AgentTurnInput {
+function turnInput(
+  conversation: ConversationEntry[],
+  model: ReturnType<typeof fakeModel>,
+  dispatch: ReturnType<typeof fakeDispatch>,
+  extra: Partial<AgentTurnInput> = {},
+): AgentTurnInput {
   return { conversation, turn: 2, teamId: TEAM, system: SYSTEM, opIdPrefix: PREFIX, callModel: model.callModel, dispatch: dispatch.dispatch, ...extra };
 }
 
@@ -166,7 +171,12 @@ describe('runAgentTurn', () => {
     // opening + 3 × (assistant + tool) + the note
     expect(conversation).toHaveLength(1 + 3 * 2 + 1);
     // With no final reply, the turn's receipts ride on the note.
-    expect(conversation.at(-1)).toEqual({ role: 'system', content: { event: 'step limit reached', maxSteps: 3 }, turn: 2, receipts: [receipt, receipt, receipt] });
+    expect(conversation.at(-1)).toEqual({
+      role: 'system',
+      content: { event: 'step limit reached', maxSteps: 3 },
+      turn: 2,
+      receipts: [receipt, receipt, receipt],
+    });
     expect(conversation.some((e) => e.role === 'assistant' && e.receipts !== undefined)).toBe(false);
   });
 

@@ -5,7 +5,14 @@
 import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
 import { CONVERSATION_TOO_LARGE, DROPPED_EVENT, compactConversation } from '../../shared/agent/budget';
-import { assemblePrompt, completedTurnPrefix, INTERRUPTED_CALL_RESULT, isForeignTeamRecord, renderRuntimeNote, RUNTIME_NOTE_PREFIX } from '../../shared/agent/prompt';
+import {
+  assemblePrompt,
+  completedTurnPrefix,
+  INTERRUPTED_CALL_RESULT,
+  isForeignTeamRecord,
+  renderRuntimeNote,
+  RUNTIME_NOTE_PREFIX,
+} from '../../shared/agent/prompt';
 import { parseRenderedInboxMessage, renderInboxMessage } from '../../shared/agent/transcript';
 import type { ConversationEntry } from '../../shared/contract';
 import type { JsonValue } from '../../shared/json';
@@ -73,7 +80,12 @@ describe('assemblePrompt', () => {
   });
 
   test('a user entry without messageId/from is its content as text', () => {
-    expect(assemble([{ role: 'user', content: 'bare', turn: 1 }, { role: 'user', content: { k: 1 }, turn: 1 }]).slice(1)).toEqual([
+    expect(
+      assemble([
+        { role: 'user', content: 'bare', turn: 1 },
+        { role: 'user', content: { k: 1 }, turn: 1 },
+      ]).slice(1),
+    ).toEqual([
       { role: 'user', content: 'bare' },
       { role: 'user', content: '{"k":1}' },
     ]);
@@ -210,7 +222,7 @@ describe('assemblePrompt', () => {
       ]);
     });
 
-    test('seen from the root (teamId = the ancestor) its records stay and the fork Team\'s go', () => {
+    test("seen from the root (teamId = the ancestor) its records stay and the fork Team's go", () => {
       const messages = assemble(conversation, ANCESTOR);
       expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
         renderInboxMessage({ messageId: 'op-1', from: 'operator', content: 'operator prompt' }),
@@ -310,7 +322,13 @@ function build(blocks: Block[]): ConversationEntry[] {
       case 'user': {
         const m = marker();
         const content: JsonValue = block.json ? { text: m, nested: [m] } : `user ${m}`;
-        conversation.push({ role: 'user', content, turn: block.turn, ...(block.rendered ? { messageId: `id-${m}`, from: 'alice' } : {}), ...tag(block.teamId) });
+        conversation.push({
+          role: 'user',
+          content,
+          turn: block.turn,
+          ...(block.rendered ? { messageId: `id-${m}`, from: 'alice' } : {}),
+          ...tag(block.teamId),
+        });
         break;
       }
       case 'system':
@@ -318,14 +336,22 @@ function build(blocks: Block[]): ConversationEntry[] {
         break;
       case 'stray':
         // Right after an assistant's results it is one more (late) result; anywhere else it is stray.
-        conversation.push({ role: 'tool', toolCallId: block.id, content: `${attached() ? 'late' : 'stray'} ${marker()}`, turn: block.turn, ...tag(block.teamId) });
+        conversation.push({
+          role: 'tool',
+          toolCallId: block.id,
+          content: `${attached() ? 'late' : 'stray'} ${marker()}`,
+          turn: block.turn,
+          ...tag(block.teamId),
+        });
         break;
       case 'assistant': {
         // Ids repeat across steps and turns (as a provider's do), unique within one reply.
         const calls = Array.from({ length: block.calls }, (_, i) => call(`call-0-${i}`));
         const content = block.text === 'null' ? null : block.text === 'empty' ? '' : `says ${marker()}`;
         conversation.push({ role: 'assistant', content, turn: block.turn, ...(calls.length > 0 ? { toolCalls: calls } : {}), ...tag(block.teamId) });
-        const results = calls.flatMap((c, i) => (block.results[i]!.present ? [tool(c.id, `result ${marker()}`, block.turn, tag(block.results[i]!.teamId))] : []));
+        const results = calls.flatMap((c, i) =>
+          block.results[i]!.present ? [tool(c.id, `result ${marker()}`, block.turn, tag(block.results[i]!.teamId))] : [],
+        );
         if (block.shuffle) results.reverse();
         conversation.push(...results);
         break;
@@ -340,8 +366,12 @@ describe('assemblePrompt property', () => {
     fc.assert(
       fc.property(fc.array(blockArb, { maxLength: 25 }), fc.constantFrom(...TEAMS), (blocks, teamId) => {
         const conversation = build(blocks);
-        const foreignUserMarkers = conversation.filter((e) => e.role === 'user' && e.teamId !== undefined && e.teamId !== teamId).map((e) => /«\d+»/.exec(JSON.stringify(e.content))![0]);
-        const keptUserMarkers = conversation.filter((e) => e.role === 'user' && !isForeignTeamRecord(e, teamId)).map((e) => /«\d+»/.exec(JSON.stringify(e.content))![0]);
+        const foreignUserMarkers = conversation
+          .filter((e) => e.role === 'user' && e.teamId !== undefined && e.teamId !== teamId)
+          .map((e) => /«\d+»/.exec(JSON.stringify(e.content))![0]);
+        const keptUserMarkers = conversation
+          .filter((e) => e.role === 'user' && !isForeignTeamRecord(e, teamId))
+          .map((e) => /«\d+»/.exec(JSON.stringify(e.content))![0]);
         const before = JSON.stringify(conversation);
         const messages = assemblePrompt({ system: SYSTEM, conversation, teamId });
 
@@ -410,11 +440,16 @@ describe('assemblePrompt property', () => {
         }
         // The kept entries answer their calls exactly as they did before compaction.
         const first = compacted[0];
-        const noted = first?.role === 'system' && typeof first.content === 'object' && first.content !== null && (first.content as Record<string, JsonValue>).event === DROPPED_EVENT;
+        const noted =
+          first?.role === 'system' &&
+          typeof first.content === 'object' &&
+          first.content !== null &&
+          (first.content as Record<string, JsonValue>).event === DROPPED_EVENT;
         const kept = noted ? compacted.slice(1) : compacted;
         const suffix = conversation.slice(conversation.length - kept.length);
         const before = assemblePrompt({ system: SYSTEM, conversation: suffix, teamId });
-        const answers = (ms: ChatMessage[]): string[] => ms.flatMap((m) => (m.role === 'tool' ? [`${m.toolCallId}:${m.content === INTERRUPTED_CALL_RESULT}`] : []));
+        const answers = (ms: ChatMessage[]): string[] =>
+          ms.flatMap((m) => (m.role === 'tool' ? [`${m.toolCallId}:${m.content === INTERRUPTED_CALL_RESULT}`] : []));
         expect(answers(messages)).toEqual(answers(before));
         // Foreign records stay out: compaction never changes whose record an entry is.
         expect(kept.map((e) => e.teamId)).toEqual(suffix.map((e) => e.teamId));
@@ -425,12 +460,19 @@ describe('assemblePrompt property', () => {
   });
 
   test('with no foreign records nothing but empty assistant entries and stray tool entries is dropped', () => {
-    const ownOnly = blockArb.map((b): Block => (b.kind === 'assistant' ? { ...b, teamId: undefined, results: b.results.map((r) => ({ ...r, teamId: OWN })) } : { ...b, teamId: undefined }));
+    const ownOnly = blockArb.map((b): Block =>
+      b.kind === 'assistant' ? { ...b, teamId: undefined, results: b.results.map((r) => ({ ...r, teamId: OWN })) } : { ...b, teamId: undefined },
+    );
     fc.assert(
       fc.property(fc.array(ownOnly, { maxLength: 20 }), (blocks) => {
         const conversation = build(blocks);
         const messages = assemblePrompt({ system: SYSTEM, conversation, teamId: OWN });
-        const expectedNonTool = conversation.filter((e) => e.role === 'user' || e.role === 'system' || (e.role === 'assistant' && ((e.toolCalls?.length ?? 0) > 0 || (e.content !== null && e.content !== '')))).length;
+        const expectedNonTool = conversation.filter(
+          (e) =>
+            e.role === 'user' ||
+            e.role === 'system' ||
+            (e.role === 'assistant' && ((e.toolCalls?.length ?? 0) > 0 || (e.content !== null && e.content !== ''))),
+        ).length;
         expect(messages.filter((m) => m.role !== 'tool')).toHaveLength(1 + expectedNonTool);
         const expectedTools = conversation.reduce((sum, e) => sum + (e.role === 'assistant' ? (e.toolCalls?.length ?? 0) : 0), 0);
         expect(messages.filter((m) => m.role === 'tool')).toHaveLength(expectedTools);

@@ -77,7 +77,12 @@ function expectValidPrompt(messages: ChatMessage[]): void {
 }
 
 function isDroppedNote(entry: ConversationEntry | undefined): boolean {
-  return entry?.role === 'system' && typeof entry.content === 'object' && entry.content !== null && (entry.content as Record<string, JsonValue>).event === DROPPED_EVENT;
+  return (
+    entry?.role === 'system' &&
+    typeof entry.content === 'object' &&
+    entry.content !== null &&
+    (entry.content as Record<string, JsonValue>).event === DROPPED_EVENT
+  );
 }
 const droppedCount = (entry: ConversationEntry): number => (entry.content as { droppedEntries: number }).droppedEntries;
 const isNote = (content: JsonValue): boolean => typeof content === 'string' && /^\[elided \d+ bytes /.test(content);
@@ -96,7 +101,8 @@ function expectCompactionOf(conversation: ConversationEntry[], out: Conversation
   const suffix = conversation.slice(conversation.length - kept.length);
   if (noted) {
     if (kept.length >= conversation.length) problems.push('a note but nothing dropped');
-    if (droppedCount(out[0]!) !== conversation.length - kept.length) problems.push(`the note counts ${droppedCount(out[0]!)} dropped, not ${conversation.length - kept.length}`);
+    if (droppedCount(out[0]!) !== conversation.length - kept.length)
+      problems.push(`the note counts ${droppedCount(out[0]!)} dropped, not ${conversation.length - kept.length}`);
     if (suffix[0]!.role === 'tool') problems.push('a block was cut: the first kept entry is a tool result');
   } else if (kept.length !== conversation.length) {
     problems.push('entries dropped without a note');
@@ -107,20 +113,23 @@ function expectCompactionOf(conversation: ConversationEntry[], out: Conversation
     const { content, toolCalls, receipts, ...rest } = entry;
     const { content: oContent, toolCalls: oToolCalls, receipts: oReceipts, ...oRest } = original;
     if (!sameFields(rest, oRest)) problems.push(`${i}: fields other than content, arguments and receipts changed`);
-    if (content !== oContent && !(isNote(content) && (content as string).startsWith(`[elided ${originalBytes(oContent)} bytes`))) problems.push(`${i}: content is neither the original nor its note`);
+    if (content !== oContent && !(isNote(content) && (content as string).startsWith(`[elided ${originalBytes(oContent)} bytes`)))
+      problems.push(`${i}: content is neither the original nor its note`);
     if (receipts !== undefined && receipts !== oReceipts) problems.push(`${i}: receipts changed`);
     if (toolCalls?.length !== oToolCalls?.length) problems.push(`${i}: tool calls changed`);
     (toolCalls ?? []).forEach((c, k) => {
       const o = oToolCalls![k]!;
       if (c.id !== o.id || c.name !== o.name) problems.push(`${i}: call ${k} changed`);
-      if (c.argumentsJson !== o.argumentsJson && c.argumentsJson !== elidedArguments(utf8Length(o.argumentsJson))) problems.push(`${i}: arguments of call ${k} are neither the original nor elided`);
+      if (c.argumentsJson !== o.argumentsJson && c.argumentsJson !== elidedArguments(utf8Length(o.argumentsJson)))
+        problems.push(`${i}: arguments of call ${k} are neither the original nor elided`);
     });
   });
   expect(problems).toEqual([]);
   // Calls and results stay paired: the kept entries assemble to the same calls and answers.
   const prompt = assemble(out);
   expectValidPrompt(prompt);
-  const answers = (messages: ChatMessage[]): string[] => messages.flatMap((m) => (m.role === 'tool' ? [`${m.toolCallId}${m.content === INTERRUPTED_CALL_RESULT ? ' interrupted' : ''}`] : []));
+  const answers = (messages: ChatMessage[]): string[] =>
+    messages.flatMap((m) => (m.role === 'tool' ? [`${m.toolCallId}${m.content === INTERRUPTED_CALL_RESULT ? ' interrupted' : ''}`] : []));
   expect(answers(prompt)).toEqual(answers(assemble(suffix)));
 }
 
@@ -145,7 +154,8 @@ function expectFittingOf(messages: ChatMessage[], out: ChatMessage[]): void {
     if (m.role !== o.role) problems.push(`${i}: role changed`);
     if (m.role === 'tool' && m.toolCallId !== (o as { toolCallId: string }).toolCallId) problems.push(`${i}: result id changed`);
     if (m.content !== o.content && !isNote(m.content)) problems.push(`${i}: content is neither the original nor a note`);
-    if (m.role === 'assistant' && (m.toolCalls ?? []).map((c) => c.id).join() !== ((o as typeof m).toolCalls ?? []).map((c) => c.id).join()) problems.push(`${i}: calls changed`);
+    if (m.role === 'assistant' && (m.toolCalls ?? []).map((c) => c.id).join() !== ((o as typeof m).toolCalls ?? []).map((c) => c.id).join())
+      problems.push(`${i}: calls changed`);
   });
   expect(problems).toEqual([]);
   expectValidPrompt(out);
@@ -158,13 +168,17 @@ describe('budgets', () => {
     expect(PROMPT_BUDGET_BYTES).toBe(1_000_000);
     expect(CARRIED_CONVERSATION_BUDGET_BYTES).toBe(500_000);
     expect(QUERIED_CONVERSATION_BUDGET_BYTES).toBe(1_000_000);
-    for (const budget of [PROMPT_BUDGET_BYTES, CARRIED_CONVERSATION_BUDGET_BYTES, QUERIED_CONVERSATION_BUDGET_BYTES]) expect(budget).toBeLessThanOrEqual(PAYLOAD_BUDGET_BYTES);
+    for (const budget of [PROMPT_BUDGET_BYTES, CARRIED_CONVERSATION_BUDGET_BYTES, QUERIED_CONVERSATION_BUDGET_BYTES])
+      expect(budget).toBeLessThanOrEqual(PAYLOAD_BUDGET_BYTES);
   });
 });
 
 describe('fitPrompt', () => {
   test('a prompt within budget is returned as is', () => {
-    const messages: ChatMessage[] = [{ role: 'system', content: 'policy' }, { role: 'user', content: 'hi' }];
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'policy' },
+      { role: 'user', content: 'hi' },
+    ];
     expect(fitPrompt(messages, 1_000)).toBe(messages);
     expect(fitPrompt(messages, jsonBytes(messages))).toBe(messages);
   });
@@ -188,9 +202,18 @@ describe('fitPrompt', () => {
     const oldResult: [number, Partial<ChatMessage>] = [3, { content: elisionNote(3_000) }];
     const oldArgs: [number, Partial<ChatMessage>] = [2, { toolCalls: [call('a', 'write_file', elidedArguments(utf8Length(args)))] }];
     const oldUser: [number, Partial<ChatMessage>] = [1, { content: messageElisionNote(2_000) }];
-    const oldReply: [number, Partial<ChatMessage>] = [2, { content: replyElisionNote(1_500), toolCalls: [call('a', 'write_file', elidedArguments(utf8Length(args)))] }];
+    const oldReply: [number, Partial<ChatMessage>] = [
+      2,
+      { content: replyElisionNote(1_500), toolCalls: [call('a', 'write_file', elidedArguments(utf8Length(args)))] },
+    ];
     const currentArgs: [number, Partial<ChatMessage>] = [5, { toolCalls: [call('b', 'read_file', elidedArguments(utf8Length(args)))] }];
-    const stages = [at(oldResult), at(oldResult, oldArgs), at(oldResult, oldArgs, oldUser), at(oldResult, oldUser, oldReply), at(oldResult, oldUser, oldReply, currentArgs)];
+    const stages = [
+      at(oldResult),
+      at(oldResult, oldArgs),
+      at(oldResult, oldArgs, oldUser),
+      at(oldResult, oldUser, oldReply),
+      at(oldResult, oldUser, oldReply, currentArgs),
+    ];
     for (const expected of stages) {
       const fitted = fitPrompt(messages, jsonBytes(expected));
       expect(fitted).toEqual(expected);
@@ -216,14 +239,19 @@ describe('fitPrompt', () => {
     expect(fitted[2]).toEqual({ role: 'tool', toolCallId: 'a', content: elisionNote(4_000) });
     expect(jsonBytes(fitted)).toBeLessThanOrEqual(3_000);
     // A quote is 2 bytes in JSON, a control character 6.
-    const quoted: ChatMessage[] = [{ role: 'system', content: 'p' }, { role: 'user', content: big(600, '"') }, { role: 'user', content: 'last' }];
+    const quoted: ChatMessage[] = [
+      { role: 'system', content: 'p' },
+      { role: 'user', content: big(600, '"') },
+      { role: 'user', content: 'last' },
+    ];
     expect(jsonBytes(quoted)).toBeGreaterThan(1_200);
     expect(jsonBytes(fitPrompt(quoted, 1_000))).toBeLessThanOrEqual(1_000);
   });
 
   test('short contents are elided too when that is what it takes', () => {
     const messages: ChatMessage[] = [{ role: 'system', content: 'p' }];
-    for (let i = 0; i < 20; i++) messages.push({ role: 'assistant', content: null, toolCalls: [call(`c${i}`)] }, { role: 'tool', toolCallId: `c${i}`, content: big(300, 'r') });
+    for (let i = 0; i < 20; i++)
+      messages.push({ role: 'assistant', content: null, toolCalls: [call(`c${i}`)] }, { role: 'tool', toolCallId: `c${i}`, content: big(300, 'r') });
     const fitted = fitPrompt(messages, jsonBytes(messages) - 1_000);
     expect(fitted.filter((m) => m.role === 'tool' && isNote(m.content)).length).toBeGreaterThan(0);
     expect(fitted).toHaveLength(messages.length);
@@ -232,7 +260,9 @@ describe('fitPrompt', () => {
   test('40 write_file calls of 80 kB in one reply: every model call input stays within the prompt budget', async () => {
     const eighty = big(8_000, 'aé€😀'); // 8,000 × (1 + 2 + 3 + 4 bytes)
     expect(utf8Length(eighty)).toBe(80_000);
-    const writes = Array.from({ length: 40 }, (_, i) => call(`call-${i}`, 'write_file', JSON.stringify({ path: `src/f${i}.ts`, version: null, content: eighty })));
+    const writes = Array.from({ length: 40 }, (_, i) =>
+      call(`call-${i}`, 'write_file', JSON.stringify({ path: `src/f${i}.ts`, version: null, content: eighty })),
+    );
     const responses: ModelResponse[] = [
       { message: { content: 'writing', toolCalls: writes }, finishReason: 'tool_calls' },
       { message: { content: 'all written', toolCalls: [] }, finishReason: 'stop' },
@@ -295,7 +325,10 @@ describe('fitPrompt', () => {
         await Promise.resolve();
         const step = seen.length - 1;
         return step < 40
-          ? { message: { content: null, toolCalls: [call(`call-${step}`, 'write_file', JSON.stringify({ path: `f${step}`, content: eighty }))] }, finishReason: 'tool_calls' }
+          ? {
+              message: { content: null, toolCalls: [call(`call-${step}`, 'write_file', JSON.stringify({ path: `f${step}`, content: eighty }))] },
+              finishReason: 'tool_calls',
+            }
           : { message: { content: 'done', toolCalls: [] }, finishReason: 'stop' };
       },
       dispatch: async () => {
@@ -310,7 +343,10 @@ describe('fitPrompt', () => {
   });
 
   test('a system message over the budget is a typed ConversationTooLarge failure', () => {
-    const messages: ChatMessage[] = [{ role: 'system', content: big(2_000) }, { role: 'user', content: 'hi' }];
+    const messages: ChatMessage[] = [
+      { role: 'system', content: big(2_000) },
+      { role: 'user', content: 'hi' },
+    ];
     expect(() => fitPrompt(messages, 1_000)).toThrow(ApplicationFailure);
     try {
       fitPrompt(messages, 1_000);
@@ -351,7 +387,14 @@ describe('compactConversation', () => {
   test('when the latest turn alone is over budget, its older entries are elided before its last two', () => {
     const conversation: ConversationEntry[] = [
       { role: 'assistant', content: null, turn: 1, toolCalls: Array.from({ length: 6 }, (_, i) => call(`c${i}`)) },
-      ...Array.from({ length: 6 }, (_, i): ConversationEntry => ({ role: 'tool', content: big(1_000), turn: 1, toolCallId: `c${i}`, toolName: 'read_file', ok: true })),
+      ...Array.from({ length: 6 }, (_, i): ConversationEntry => ({
+        role: 'tool',
+        content: big(1_000),
+        turn: 1,
+        toolCallId: `c${i}`,
+        toolName: 'read_file',
+        ok: true,
+      })),
     ];
     const compacted = compactConversation(conversation, 3_500);
     expect(compacted.slice(-2)).toEqual(conversation.slice(-2));
@@ -441,7 +484,12 @@ describe('compactConversation', () => {
       conversation.push({ role: 'user', content: big(2_000, 'é'), turn });
       for (let s = 0; s < 10; s++) {
         conversation.push(
-          { role: 'assistant', content: 'writing', turn, toolCalls: [call(`call-${s}`, 'write_file', JSON.stringify({ path: 'p', content: big(3_000, '€') }))] },
+          {
+            role: 'assistant',
+            content: 'writing',
+            turn,
+            toolCalls: [call(`call-${s}`, 'write_file', JSON.stringify({ path: 'p', content: big(3_000, '€') }))],
+          },
           { role: 'tool', content: big(1_000, 'r'), turn, toolCallId: `call-${s}`, toolName: 'write_file', ok: true },
         );
       }
@@ -469,7 +517,10 @@ const pieceArb = fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 3
 const textArb = fc
   .tuple(pieceArb, fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 60 }) }, { weight: 1, arbitrary: fc.integer({ min: 100, max: 20_000 }) }))
   .map(([piece, times]) => piece.repeat(times));
-const contentArb: fc.Arbitrary<JsonValue> = fc.oneof({ weight: 4, arbitrary: textArb }, { weight: 1, arbitrary: fc.record({ text: textArb, n: fc.integer() }) });
+const contentArb: fc.Arbitrary<JsonValue> = fc.oneof(
+  { weight: 4, arbitrary: textArb },
+  { weight: 1, arbitrary: fc.record({ text: textArb, n: fc.integer() }) },
+);
 
 type Block =
   | { kind: 'user'; content: JsonValue; rendered: boolean; newTurn: boolean }
@@ -487,7 +538,14 @@ const blockArb: fc.Arbitrary<Block> = fc.oneof(
       kind: fc.constant('assistant' as const),
       text: fc.option(textArb, { nil: null }),
       receipts: fc.nat({ max: 3 }),
-      calls: fc.array(fc.record({ name: fc.constantFrom('write_file', 'read_file', 'bash', 'ツール'), args: textArb, result: fc.option(contentArb, { nil: undefined, freq: 6 }) }), { maxLength: 3 }),
+      calls: fc.array(
+        fc.record({
+          name: fc.constantFrom('write_file', 'read_file', 'bash', 'ツール'),
+          args: textArb,
+          result: fc.option(contentArb, { nil: undefined, freq: 6 }),
+        }),
+        { maxLength: 3 },
+      ),
       shuffle: fc.boolean(),
     }),
   },
@@ -510,9 +568,20 @@ function build(blocks: Block[]): ConversationEntry[] {
         break;
       case 'assistant': {
         const calls = block.calls.map((c, i) => call(`call-${i}`, c.name, JSON.stringify({ path: `p${i}`, content: c.args })));
-        const receipts: SendOutcome[] = Array.from({ length: block.receipts }, (_, i) => ({ ok: true, acceptance: { messageId: `s-${i}`, to: 'bob', targetPhase: 'active', targetStatus: 'idle' } }));
-        conversation.push({ role: 'assistant', content: block.text, turn, ...(calls.length > 0 ? { toolCalls: calls } : {}), ...(receipts.length > 0 ? { receipts } : {}) });
-        const results = block.calls.flatMap((c, i): ConversationEntry[] => (c.result === undefined ? [] : [{ role: 'tool', toolCallId: `call-${i}`, toolName: c.name, ok: true, content: c.result, turn }]));
+        const receipts: SendOutcome[] = Array.from({ length: block.receipts }, (_, i) => ({
+          ok: true,
+          acceptance: { messageId: `s-${i}`, to: 'bob', targetPhase: 'active', targetStatus: 'idle' },
+        }));
+        conversation.push({
+          role: 'assistant',
+          content: block.text,
+          turn,
+          ...(calls.length > 0 ? { toolCalls: calls } : {}),
+          ...(receipts.length > 0 ? { receipts } : {}),
+        });
+        const results = block.calls.flatMap((c, i): ConversationEntry[] =>
+          c.result === undefined ? [] : [{ role: 'tool', toolCallId: `call-${i}`, toolName: c.name, ok: true, content: c.result, turn }],
+        );
         if (block.shuffle) results.reverse();
         conversation.push(...results);
         break;
@@ -566,7 +635,14 @@ describe('properties', () => {
   });
 
   test('thousands of short entries: within budget, whole blocks dropped, still paired', () => {
-    const shortArb = fc.array(fc.record({ kind: fc.constantFrom('user', 'assistant', 'calls', 'system'), text: fc.string({ unit: 'grapheme', maxLength: 12 }), calls: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 12 });
+    const shortArb = fc.array(
+      fc.record({
+        kind: fc.constantFrom('user', 'assistant', 'calls', 'system'),
+        text: fc.string({ unit: 'grapheme', maxLength: 12 }),
+        calls: fc.integer({ min: 1, max: 3 }),
+      }),
+      { minLength: 1, maxLength: 12 },
+    );
     fc.assert(
       fc.property(shortArb, fc.integer({ min: 1_000, max: 6_000 }), fc.integer({ min: MIN_BUDGET, max: 100_000 }), (pattern, count, budget) => {
         const conversation: ConversationEntry[] = [];
@@ -578,7 +654,10 @@ describe('properties', () => {
           else if (p.kind === 'assistant') conversation.push({ role: 'assistant', content: p.text, turn });
           else {
             const calls = Array.from({ length: p.calls }, (_, k) => call(`call-0-${k}`, 'bash', JSON.stringify({ command: p.text })));
-            conversation.push({ role: 'assistant', content: null, turn, toolCalls: calls }, ...calls.map((c): ConversationEntry => ({ role: 'tool', toolCallId: c.id, toolName: 'bash', ok: true, content: p.text, turn })));
+            conversation.push(
+              { role: 'assistant', content: null, turn, toolCalls: calls },
+              ...calls.map((c): ConversationEntry => ({ role: 'tool', toolCallId: c.id, toolName: 'bash', ok: true, content: p.text, turn })),
+            );
           }
         }
         const out = compactConversation(conversation, budget);

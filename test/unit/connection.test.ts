@@ -15,7 +15,17 @@ import { ApplicationFailure } from '@temporalio/common';
 import { InvalidArgumentError } from 'commander';
 import { DEFAULT_TIMEOUT_S, cliTimeoutMessage, commandPlan, parseSeconds } from '../../cli/timeouts';
 import { connectionOptionsFromEnv } from '../../client/connection';
-import { DEFAULT_DEADLINES, DeadlineReached, TeamCallTimedOut, deadlineFrom, healthAdvice, resolveDeadlines, runBefore, withinDeadline, type TeamHealth } from '../../client/deadlines';
+import {
+  DEFAULT_DEADLINES,
+  DeadlineReached,
+  TeamCallTimedOut,
+  deadlineFrom,
+  healthAdvice,
+  resolveDeadlines,
+  runBefore,
+  withinDeadline,
+  type TeamHealth,
+} from '../../client/deadlines';
 import { MAX_IN_FLIGHT_UPDATES_PER_TEAM, TeamClient, updateSlotsInUse, withUpdateSlot } from '../../client/teamClient';
 
 let dir: string;
@@ -116,7 +126,12 @@ describe('connectionOptionsFromEnv', () => {
     expect(connectionOptionsFromEnv(env({}))).toEqual({ address: 'localhost:7233', namespace: 'default' });
     expect(
       connectionOptionsFromEnv(
-        env({ TEMPORAL_CONFIG_FILE: missing, TEMPORAL_ADDRESS: 'env-host:7233', TEMPORAL_TLS_CLIENT_CERT_PATH: certFile, TEMPORAL_TLS_CLIENT_KEY_PATH: keyFile }),
+        env({
+          TEMPORAL_CONFIG_FILE: missing,
+          TEMPORAL_ADDRESS: 'env-host:7233',
+          TEMPORAL_TLS_CLIENT_CERT_PATH: certFile,
+          TEMPORAL_TLS_CLIENT_KEY_PATH: keyFile,
+        }),
       ),
     ).toMatchObject({ address: 'env-host:7233', namespace: 'default', tls: { clientCertPair: { crt: expect.anything(), key: expect.anything() } } });
     expect(connectionOptionsFromEnv(env({ TEMPORAL_TLS: 'true' }))).toEqual({ address: 'localhost:7233', namespace: 'default', tls: true });
@@ -149,14 +164,21 @@ describe('client deadlines: options', () => {
   it('defaults per kind of call, overridden field by field', () => {
     expect(resolveDeadlines()).toEqual({ callMs: 30_000, updateMs: 60_000, disposeMs: 300_000, waitMarginMs: 30_000 });
     expect(resolveDeadlines({ callMs: 2_000 })).toEqual({ ...DEFAULT_DEADLINES, callMs: 2_000 });
-    expect(resolveDeadlines({ updateMs: 500, waitMarginMs: 1_000 }, { ...DEFAULT_DEADLINES, callMs: 2_000 })).toEqual({ callMs: 2_000, updateMs: 500, disposeMs: 300_000, waitMarginMs: 1_000 });
+    expect(resolveDeadlines({ updateMs: 500, waitMarginMs: 1_000 }, { ...DEFAULT_DEADLINES, callMs: 2_000 })).toEqual({
+      callMs: 2_000,
+      updateMs: 500,
+      disposeMs: 300_000,
+      waitMarginMs: 1_000,
+    });
   });
 
   it('rejects a deadline that is not a positive number of milliseconds, and unknown options', () => {
     for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, '30' as unknown as number]) {
       expect(() => resolveDeadlines({ callMs: bad })).toThrow(/deadlines\.callMs must be a positive number of milliseconds/);
     }
-    expect(() => resolveDeadlines({ callMS: 5 } as Partial<typeof DEFAULT_DEADLINES>)).toThrow(/unknown deadline option callMS; use callMs, updateMs, disposeMs, waitMarginMs/);
+    expect(() => resolveDeadlines({ callMS: 5 } as Partial<typeof DEFAULT_DEADLINES>)).toThrow(
+      /unknown deadline option callMS; use callMs, updateMs, disposeMs, waitMarginMs/,
+    );
   });
 
   it('are set per client (constructor, attach, withDeadlines) and kept by as()', () => {
@@ -222,7 +244,13 @@ const health = (overrides: Partial<TeamHealth> = {}): TeamHealth => ({
 
 describe('client deadlines: TeamCallTimedOut says what to do next', () => {
   it('is a retriable ApplicationFailure with a stable type and the facts', () => {
-    const error = new TeamCallTimedOut({ teamId: 'session-42', operation: 'createTask', deadlineMs: 2_000, updateId: 'u-1', health: health({ pollers: 0, workflowTaskAttempt: 1 }) });
+    const error = new TeamCallTimedOut({
+      teamId: 'session-42',
+      operation: 'createTask',
+      deadlineMs: 2_000,
+      updateId: 'u-1',
+      health: health({ pollers: 0, workflowTaskAttempt: 1 }),
+    });
     expect(error).toBeInstanceOf(ApplicationFailure);
     expect(error).toBeInstanceOf(TeamCallTimedOut);
     expect(error.type).toBe('TeamCallTimedOut');
@@ -242,18 +270,29 @@ describe('client deadlines: TeamCallTimedOut says what to do next', () => {
     const query = new TeamCallTimedOut({ teamId: 't', operation: 'getTeamView', deadlineMs: 30_000, health: null });
     expect(query.message).toMatch(/getTeamView did not finish within its 30s deadline\. The Lead could not be described in time either: is Temporal reachable/);
     expect(query.message).toMatch(/Retry once that is fixed, or with a longer deadline\.$/);
-    const wait = new TeamCallTimedOut({ teamId: 't', operation: 'waitForEdge', deadlineMs: 1_500, updateId: 'w', reason: 'all 8 in-flight Update slots this process has for the Team stayed taken', health: health() });
+    const wait = new TeamCallTimedOut({
+      teamId: 't',
+      operation: 'waitForEdge',
+      deadlineMs: 1_500,
+      updateId: 'w',
+      reason: 'all 8 in-flight Update slots this process has for the Team stayed taken',
+      health: health(),
+    });
     expect(wait.message).toMatch(/waitForEdge \(update id w\) did not finish within its 1\.5s deadline \(all 8 in-flight Update slots/);
     expect(wait.message).not.toMatch(/may still be applied/);
   });
 
-  it('reads the Lead\'s health into one piece of advice', () => {
+  it("reads the Lead's health into one piece of advice", () => {
     expect(healthAdvice(health({ status: 'COMPLETED' }))).toMatch(/run is COMPLETED: the Team has finished; start a new Team/);
     expect(healthAdvice(health({ workflowTaskAttempt: 4, lastWorkflowTaskFailure: 'TypeError: boom' }))).toBe(
       "The Lead's workflow task has failed 3 times (last recorded failure: TypeError: boom), so it answers nothing: deploy a worker that can run it (the Web UI shows the failure).",
     );
-    expect(healthAdvice(health({ workflowTaskAttempt: 2, pollers: 0 }))).toMatch(/has failed 1 time, so .*; no worker polls task queue "agent-teams" now either/);
-    expect(healthAdvice(health({ pollers: 0 }))).toMatch(/^No worker polls the Lead's task queue "agent-teams": start one on it \(TEMPORAL_TASK_QUEUE=agent-teams npm run worker\)\.$/);
+    expect(healthAdvice(health({ workflowTaskAttempt: 2, pollers: 0 }))).toMatch(
+      /has failed 1 time, so .*; no worker polls task queue "agent-teams" now either/,
+    );
+    expect(healthAdvice(health({ pollers: 0 }))).toMatch(
+      /^No worker polls the Lead's task queue "agent-teams": start one on it \(TEMPORAL_TASK_QUEUE=agent-teams npm run worker\)\.$/,
+    );
     expect(healthAdvice(health({ workflowTaskAttempt: 1 }))).toMatch(/has not completed the Lead's pending workflow task: it may be overloaded or stuck/);
     expect(healthAdvice(health())).toMatch(/it may just be busy; retry with a longer deadline/);
     expect(healthAdvice(health({ workflowTaskAttempt: 1 }), 'status')).toMatch(/^Healthy/);
@@ -290,12 +329,16 @@ describe('CLI --timeout', () => {
     expect(commandPlan('watch', 5, 60)).toEqual({ deadlines: { waitMarginMs: 5_000 }, commandMs: 65_000 });
   });
 
-  it('adds the CLI\'s next step to a timeout', () => {
+  it("adds the CLI's next step to a timeout", () => {
     const facts = { message: 'M.', updateId: 'm-1' };
-    expect(cliTimeoutMessage({ ...facts, operation: 'sendMessage' })).toBe('M. From the CLI: repeat it with `send … --id m-1` (taken once); --timeout <seconds> gives the command more time.');
+    expect(cliTimeoutMessage({ ...facts, operation: 'sendMessage' })).toBe(
+      'M. From the CLI: repeat it with `send … --id m-1` (taken once); --timeout <seconds> gives the command more time.',
+    );
     expect(cliTimeoutMessage({ ...facts, operation: 'promptLead' })).toMatch(/repeat it with `prompt … --id m-1`/);
     expect(cliTimeoutMessage({ ...facts, operation: 'claimTask' })).toMatch(/it may still be applied, so read the board or roster before repeating it/);
     expect(cliTimeoutMessage({ ...facts, operation: 'waitForEdge' })).toBe('M. From the CLI: --timeout <seconds> gives the command more time.');
-    expect(cliTimeoutMessage({ message: 'M.', operation: 'getTeamView', updateId: undefined })).toBe('M. From the CLI: --timeout <seconds> gives the command more time.');
+    expect(cliTimeoutMessage({ message: 'M.', operation: 'getTeamView', updateId: undefined })).toBe(
+      'M. From the CLI: --timeout <seconds> gives the command more time.',
+    );
   });
 });

@@ -5,9 +5,20 @@
  * message when it takes it into a turn or drops it (duplicate id, malformed, over budget).
  */
 import type { TeammateInput } from '../../shared/contract';
+import { rejectionFailure } from '../../shared/failures';
 import { MEMBER_INBOX_BUDGET_BYTES } from '../../shared/limits';
 import type { LeadDecision, LeadEvent, LeadState, SignalDecision } from '../../shared/lead';
-import { applyLeadAll, busyMembers as busy, decideInboxRoom, decideSettle, decideSpawnTeammate, decideStatusReport, emptyLeadState, messageBytes, parseSpawn } from '../../shared/lead';
+import {
+  applyLeadAll,
+  busyMembers as busy,
+  decideInboxRoom,
+  decideSettle,
+  decideSpawnTeammate,
+  decideStatusReport,
+  emptyLeadState,
+  messageBytes,
+  parseSpawn,
+} from '../../shared/lead';
 import { SessionRun } from '../../workflows/session/sessionRun';
 
 const NOW = '2026-11-30T00:00:00.000Z';
@@ -32,7 +43,7 @@ class Lead {
   }
   requireInboxRoom(to: string, bytes: number): void {
     const decision = decideInboxRoom(this.state, to, bytes);
-    if (!decision.ok) throw decision.rejection;
+    if (!decision.ok) throw rejectionFailure(decision.rejection);
   }
 }
 const busyMembers = (lead: Lead): string[] => busy(lead.state);

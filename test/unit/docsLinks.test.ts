@@ -8,7 +8,13 @@ import * as path from 'node:path';
 
 const ROOT = path.join(__dirname, '..', '..');
 const DOCS = path.join(ROOT, 'docs');
-const files = [path.join(ROOT, 'README.md'), ...fs.readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => path.join(DOCS, f))];
+const files = [
+  path.join(ROOT, 'README.md'),
+  ...fs
+    .readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join(DOCS, f)),
+];
 
 /** The text a reader sees as prose: fenced code blocks and inline code removed. */
 function prose(markdown: string): string {

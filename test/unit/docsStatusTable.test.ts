@@ -10,7 +10,12 @@ test('the status table in docs/semantics.md states exactly the transitions the c
   const rows = block!
     .trim()
     .split('\n')
-    .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
   const [header, , ...body] = rows;
   expect(header?.slice(1)).toEqual([...TASK_STATUSES]);
   const documented: Record<string, string[]> = {};

@@ -127,7 +127,9 @@ describe('signals decide, never refuse', () => {
     state = applyLead(state, { type: 'leadStatusChanged', status: 'running' }, NOW);
     expect(dueNotifications(state)).toEqual([]);
     state = applyLead(state, { type: 'messageRelayed', messageId: 'm' }, NOW);
-    expect(dueNotifications(state)).toEqual([expect.objectContaining({ name: 'mate', waitId: 'w', edge: expect.objectContaining({ kind: 'mailbox', subject: 'm' }) })]);
+    expect(dueNotifications(state)).toEqual([
+      expect.objectContaining({ name: 'mate', waitId: 'w', edge: expect.objectContaining({ kind: 'mailbox', subject: 'm' }) }),
+    ]);
   });
 });
 
@@ -158,7 +160,11 @@ describe('delivery accounting, against a model of per-member counters', () => {
             relays.pop();
           } else {
             const report = Math.min(s.settled, relays.length);
-            state = applyLeadAll(state, (decideStatusReport(state, { name: 'mate', status: s.status, settled: report }) as { events: LeadEvent[] }).events, NOW);
+            state = applyLeadAll(
+              state,
+              (decideStatusReport(state, { name: 'mate', status: s.status, settled: report }) as { events: LeadEvent[] }).events,
+              NOW,
+            );
             settled = Math.max(settled, report);
             status = s.status;
           }
@@ -173,9 +179,14 @@ describe('delivery accounting, against a model of per-member counters', () => {
 
 describe('the required-work step', () => {
   const busyTeam = (): LeadState => withActiveMember('mate'); // starting, initial message unsettled
-  const idleTeam = (): LeadState => applyLeadAll(busyTeam(), (decideStatusReport(busyTeam(), { name: 'mate', status: 'idle', settled: 1 }) as { events: LeadEvent[] }).events, NOW);
+  const idleTeam = (): LeadState =>
+    applyLeadAll(busyTeam(), (decideStatusReport(busyTeam(), { name: 'mate', status: 'idle', settled: 1 }) as { events: LeadEvent[] }).events, NOW);
   const withOpenTask = (state: LeadState): LeadState => {
-    const decision = decideTask(state.team, { kind: 'createTask', subject: 'open', description: '', dependencies: [], writeScopes: [] }, { caller: LEAD, now: NOW });
+    const decision = decideTask(
+      state.team,
+      { kind: 'createTask', subject: 'open', description: '', dependencies: [], writeScopes: [] },
+      { caller: LEAD, now: NOW },
+    );
     return applyLeadAll(state, (decision as { events: LeadEvent[] }).events, NOW);
   };
 
@@ -183,7 +194,11 @@ describe('the required-work step', () => {
     const mail = applyLead(busyTeam(), { type: 'leadMailReceived', message: { messageId: 'm', from: 'mate', content: 'done', sentAt: NOW } }, NOW);
     expect(nextStepAfterReply(mail, 0, true)).toEqual({ kind: 'turn' });
     expect(nextStepAfterReply(busyTeam(), 0, false)).toEqual({ kind: 'wait', busy: ['mate'] });
-    expect(nextStepAfterReply(busyTeam(), 0, true)).toMatchObject({ kind: 'nudge', countsAgainstBudget: false, content: { event: 'teammates are still busy', busy: ['mate'] } });
+    expect(nextStepAfterReply(busyTeam(), 0, true)).toMatchObject({
+      kind: 'nudge',
+      countsAgainstBudget: false,
+      content: { event: 'teammates are still busy', busy: ['mate'] },
+    });
     const open = withOpenTask(idleTeam());
     expect(nextStepAfterReply(open, 0, false)).toMatchObject({ kind: 'nudge', countsAgainstBudget: true, content: { openTasks: [1] } });
     expect(nextStepAfterReply(open, MAX_COMPLETION_NUDGES, false)).toEqual({ kind: 'answer', openTasks: [1] });
@@ -192,14 +207,21 @@ describe('the required-work step', () => {
 });
 
 describe('the board budget, computed from the one task a command touches', () => {
-  const tasks = fc.array(fc.record({ subject: fc.string({ minLength: 1, maxLength: 30 }).filter((s) => s.trim().length > 0), description: fc.string({ maxLength: 300 }) }), { maxLength: 12 });
+  const tasks = fc.array(
+    fc.record({ subject: fc.string({ minLength: 1, maxLength: 30 }).filter((s) => s.trim().length > 0), description: fc.string({ maxLength: 300 }) }),
+    { maxLength: 12 },
+  );
 
   test('equals the size of the whole board after applying the command', () => {
     fc.assert(
       fc.property(tasks, fc.string({ maxLength: 500 }), fc.boolean(), (created, text, edit) => {
         let team: TeamState = emptyTeamState('t');
         for (const t of created) {
-          const d = decideTask(team, { kind: 'createTask', subject: t.subject, description: t.description, dependencies: [], writeScopes: [] }, { caller: LEAD, now: NOW });
+          const d = decideTask(
+            team,
+            { kind: 'createTask', subject: t.subject, description: t.description, dependencies: [], writeScopes: [] },
+            { caller: LEAD, now: NOW },
+          );
           if (d.ok) team = applyAll(team, d.events);
         }
         const command: TaskCommand =

@@ -82,13 +82,20 @@ describe('carried inbox and session state at their maxima', () => {
 
   it("a teammate's next-run input stays within the payload budget with a full inbox, seen ids and a huge conversation", () => {
     const initialMessage = { messageId: 't/teammate/a/initial', from: 'lead', content: 'x'.repeat(limits.MAX_MESSAGE_BYTES - 10), sentAt: 't', relaySeq: 1 };
-    const input: TeammateRunInput = { descriptor: { teamId: 't', name: 'a', context: 'fork', initialMessageId: initialMessage.messageId }, model: null, seed: [], initialMessage };
+    const input: TeammateRunInput = {
+      descriptor: { teamId: 't', name: 'a', context: 'fork', initialMessageId: initialMessage.messageId },
+      model: null,
+      seed: [],
+      initialMessage,
+    };
     const mate = new SessionRun(input, 'teammate');
     mate.beginTurn();
     // A full inbox: deliveries until the member refuses more.
-    for (let n = 0; mate.inbox.pending.length < 200 && n < 200; n++) mate.deliver({ messageId: astralId(n), from: 'lead', content: 'y'.repeat(60_000), sentAt: 't', relaySeq: n + 2 });
+    for (let n = 0; mate.inbox.pending.length < 200 && n < 200; n++)
+      mate.deliver({ messageId: astralId(n), from: 'lead', content: 'y'.repeat(60_000), sentAt: 't', relaySeq: n + 2 });
     expect(limits.jsonBytes(mate.inbox.pending)).toBeLessThanOrEqual(limits.MEMBER_INBOX_BUDGET_BYTES);
-    for (let turn = 0; turn < 60; turn++) mate.conversation.push({ role: 'tool', toolCallId: `c${turn}`, toolName: 'read_file', ok: true, content: 'z'.repeat(90_000), turn: 1 });
+    for (let turn = 0; turn < 60; turn++)
+      mate.conversation.push({ role: 'tool', toolCallId: `c${turn}`, toolName: 'read_file', ok: true, content: 'z'.repeat(90_000), turn: 1 });
     const next = nextSessionInput(input, mate);
     expect(limits.jsonBytes(next)).toBeLessThanOrEqual(limits.PAYLOAD_BUDGET_BYTES);
     expect(next.carried?.inbox.pending).toEqual(mate.inbox.pending); // nothing unread is lost

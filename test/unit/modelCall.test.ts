@@ -45,7 +45,9 @@ describe('toActivityFailure', () => {
   });
 
   test('a retryable rate limit keeps its retry-after as nextRetryDelay', () => {
-    const failure = toActivityFailure(new ModelCallError('rate limited by the provider (HTTP 429)', { kind: 'rate_limited', retryable: true, retryAfterMs: 1500, status: 429 }));
+    const failure = toActivityFailure(
+      new ModelCallError('rate limited by the provider (HTTP 429)', { kind: 'rate_limited', retryable: true, retryAfterMs: 1500, status: 429 }),
+    );
     expect(failure).toBeInstanceOf(ApplicationFailure);
     const af = failure as ApplicationFailure;
     expect(af.type).toBe('ModelRateLimited');
@@ -88,7 +90,9 @@ describe('toActivityFailure', () => {
     expect(af.type).toBe('ModelRetryAfterTooLong');
     expect(af.nonRetryable).toBe(true);
     expect(af.nextRetryDelay).toBeUndefined();
-    expect(af.message).toMatch(/^rate limited: quota \[rate_limited, HTTP 429; the provider asked to wait 300001 ms \(about 5 min\) before trying again, longer than the 5 min .*not retried: prompt again once that time has passed, or raise the provider's quota or rate limit\]$/);
+    expect(af.message).toMatch(
+      /^rate limited: quota \[rate_limited, HTTP 429; the provider asked to wait 300001 ms \(about 5 min\) before trying again, longer than the 5 min .*not retried: prompt again once that time has passed, or raise the provider's quota or rate limit\]$/,
+    );
     expect(af.details).toEqual([{ kind: 'rate_limited', status: 429, retryAfterMs: asked, capMs: MODEL_RETRY_AFTER_CAP_MS }]);
     const days = toActivityFailure(
       new ModelCallError('unavailable', { kind: 'server_error', retryable: true, retryAfterMs: 3 * 24 * 3_600_000, status: 503 }),
@@ -98,7 +102,9 @@ describe('toActivityFailure', () => {
   });
 
   test('a zero retry-after leaves the backoff to the retry policy; a non-retryable error never gets a delay', () => {
-    const zero = toActivityFailure(new ModelCallError('rate limited', { kind: 'rate_limited', retryable: true, retryAfterMs: 0, status: 429 })) as ApplicationFailure;
+    const zero = toActivityFailure(
+      new ModelCallError('rate limited', { kind: 'rate_limited', retryable: true, retryAfterMs: 0, status: 429 }),
+    ) as ApplicationFailure;
     expect(zero).toMatchObject({ type: 'ModelRateLimited', nonRetryable: false });
     expect(zero.nextRetryDelay).toBeUndefined();
     const notRetryable = toActivityFailure(
@@ -140,10 +146,12 @@ describe('callModel activity (MockActivityEnvironment)', () => {
   test('a 429 with retry-after: retryable ApplicationFailure with nextRetryDelay', async () => {
     const error = new ModelCallError('rate limited (HTTP 429)', { kind: 'rate_limited', retryable: true, retryAfterMs: 2000, status: 429 });
     const { callModel } = createModelActivities({ provider: failingProvider(error), toolsFor });
-    const failure: unknown = await newEnv().run(callModel, input).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const failure: unknown = await newEnv()
+      .run(callModel, input)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ type: 'ModelRateLimited', nonRetryable: false, nextRetryDelay: 2000 });
   });
@@ -158,10 +166,12 @@ describe('callModel activity (MockActivityEnvironment)', () => {
     const huge = scriptedText('x'.repeat(PAYLOAD_BUDGET_BYTES));
     expect(jsonBytes(huge)).toBeGreaterThan(PAYLOAD_BUDGET_BYTES);
     const { callModel } = createModelActivities({ provider: createScriptedProvider([huge]), toolsFor });
-    const failure: unknown = await newEnv().run(callModel, input).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const failure: unknown = await newEnv()
+      .run(callModel, input)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ type: 'ModelMalformedResponse', nonRetryable: true });
     expect((failure as ApplicationFailure).message).toContain(`over the ${PAYLOAD_BUDGET_BYTES}-byte budget`);

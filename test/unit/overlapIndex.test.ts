@@ -8,7 +8,20 @@ import type { TaskSnapshot } from '../../shared/team/task';
 import { normalizeWriteScopes, scopesOverlap } from '../../shared/team/writeScopes';
 
 function task(id: number, writeScopes: string[], live = true): TaskSnapshot {
-  return { id, revision: 1, subject: `t${id}`, description: '', status: live ? 'pending' : 'completed', owner: null, dependencies: [], writeScopes, deleted: false, createdBy: 'lead', createdAt: '', updatedAt: '' };
+  return {
+    id,
+    revision: 1,
+    subject: `t${id}`,
+    description: '',
+    status: live ? 'pending' : 'completed',
+    owner: null,
+    dependencies: [],
+    writeScopes,
+    deleted: false,
+    createdBy: 'lead',
+    createdAt: '',
+    updatedAt: '',
+  };
 }
 
 /** The definition: other live tasks in id order, this task's scopes in order, the other's in order. */
@@ -16,21 +29,23 @@ function naive(tasks: TaskSnapshot[], self: TaskSnapshot): { taskId: number; sco
   const out: { taskId: number; scope: string; otherScope: string }[] = [];
   for (const other of tasks) {
     if (other.id === self.id || other.status !== 'pending') continue;
-    for (const scope of self.writeScopes) for (const otherScope of other.writeScopes) if (scopesOverlap(scope, otherScope)) out.push({ taskId: other.id, scope, otherScope });
+    for (const scope of self.writeScopes)
+      for (const otherScope of other.writeScopes) if (scopesOverlap(scope, otherScope)) out.push({ taskId: other.id, scope, otherScope });
   }
   return out;
 }
 
 const segment = fc.constantFrom('a', 'b', 'ab', 'a.b', 'z');
-const scope = fc.oneof({ weight: 1, arbitrary: fc.constant('.') }, { weight: 8, arbitrary: fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join('/')) });
-const board = fc
-  .array(fc.record({ scopes: fc.array(scope, { maxLength: 6 }), live: fc.boolean() }), { minLength: 1, maxLength: 12 })
-  .map((specs) =>
-    specs.map((spec, i) => {
-      const normalized = normalizeWriteScopes(spec.scopes);
-      return task(i + 1, normalized.ok ? normalized.scopes : [], spec.live);
-    }),
-  );
+const scope = fc.oneof(
+  { weight: 1, arbitrary: fc.constant('.') },
+  { weight: 8, arbitrary: fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join('/')) },
+);
+const board = fc.array(fc.record({ scopes: fc.array(scope, { maxLength: 6 }), live: fc.boolean() }), { minLength: 1, maxLength: 12 }).map((specs) =>
+  specs.map((spec, i) => {
+    const normalized = normalizeWriteScopes(spec.scopes);
+    return task(i + 1, normalized.ok ? normalized.scopes : [], spec.live);
+  }),
+);
 
 test('counts every overlap exactly and lists the board-order overlaps when they fit the limit', () => {
   fc.assert(
@@ -49,7 +64,7 @@ test('counts every overlap exactly and lists the board-order overlaps when they 
   );
 });
 
-test("the reported board that stalled a Lead: 138 tasks with 50 nested scopes each, counted without comparing every pair", () => {
+test('the reported board that stalled a Lead: 138 tasks with 50 nested scopes each, counted without comparing every pair', () => {
   const nested = Array.from({ length: 50 }, (_, depth) => Array.from({ length: depth + 1 }, () => 'd').join('/'));
   const tasks = Array.from({ length: 138 }, (_, i) => task(i + 1, nested));
   const index = buildOverlapIndex(tasks);

@@ -22,7 +22,17 @@ function pinned(file: string, actual: unknown): void {
 test('the default profile catalog is exactly what it was before the Team existed, with no Team tools', () => {
   const catalog = { policy: DEFAULT_POLICY, tools: toolSpecsFor(toolsetOf('default')) };
   pinned('default-profile.json', catalog);
-  expect(toolNames('default')).toEqual(['read_file', 'write_file', 'edit_file', 'bash', 'subagent', 'subagent_fork', 'send_input', 'wait_agent', 'close_agent']);
+  expect(toolNames('default')).toEqual([
+    'read_file',
+    'write_file',
+    'edit_file',
+    'bash',
+    'subagent',
+    'subagent_fork',
+    'send_input',
+    'wait_agent',
+    'close_agent',
+  ]);
   for (const teamTool of TEAM_TOOLS.filter((t) => t.name !== 'wait_agent')) expect(toolNames('default')).not.toContain(teamTool.name);
   expect(policyOf('default')).not.toMatch(/Team/);
 });
@@ -37,7 +47,19 @@ test('the Team profile snapshot pins its policy, tools with schemas, and workflo
   const names = toolNames('team');
   // The Team profile disables subagent, subagent_fork and the overlapping legacy controls.
   for (const disabled of ['subagent', 'subagent_fork', 'send_input', 'close_agent']) expect(names).not.toContain(disabled);
-  expect(names).toEqual(expect.arrayContaining(['spawn_teammate', 'send_message', 'create_task', 'claim_task', 'set_task_status', 'list_tasks', 'wait_agent', 'interrupt_teammate', 'read_roster']));
+  expect(names).toEqual(
+    expect.arrayContaining([
+      'spawn_teammate',
+      'send_message',
+      'create_task',
+      'claim_task',
+      'set_task_status',
+      'list_tasks',
+      'wait_agent',
+      'interrupt_teammate',
+      'read_roster',
+    ]),
+  );
   expect(names.filter((n) => n === 'wait_agent')).toHaveLength(1);
   // The policy announces the Team and its coordination duties.
   for (const duty of [/partition/i, /writeScopes/, /dependencies/i, /StaleVersion/, /re-read/i, /final diff/i, /tests/i]) expect(TEAM_POLICY).toMatch(duty);
@@ -47,7 +69,7 @@ test('no tool schema asks a model for a Team id, and every schema is a closed ob
   for (const spec of [...toolSpecsFor('team'), ...toolSpecsFor('default'), ...toolSpecsFor('subagent')]) {
     expect(spec.parameters.type).toBe('object');
     expect(spec.parameters.additionalProperties).toBe(false);
-    expect(Object.keys((spec.parameters.properties ?? {}))).not.toContain('teamId');
+    expect(Object.keys(spec.parameters.properties ?? {})).not.toContain('teamId');
     expect(JSON.stringify(spec)).not.toMatch(/"caller"/);
   }
 });

@@ -53,7 +53,13 @@ const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const listed = layoutFolders(readme);
 
 test('the layout tree parses into nested folders', () => {
-  expect(layoutFolders('<!-- layout:start -->\n```\na/   one\n  b/ two\n    c/\n  d/\ne/ three\n```\n<!-- layout:end -->')).toEqual(['a/', 'a/b/', 'a/b/c/', 'a/d/', 'e/']);
+  expect(layoutFolders('<!-- layout:start -->\n```\na/   one\n  b/ two\n    c/\n  d/\ne/ three\n```\n<!-- layout:end -->')).toEqual([
+    'a/',
+    'a/b/',
+    'a/b/c/',
+    'a/d/',
+    'e/',
+  ]);
   expect(listed.length).toBeGreaterThan(10);
 });
 

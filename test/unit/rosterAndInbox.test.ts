@@ -2,7 +2,17 @@
 import fc from 'fast-check';
 import { emptyInbox, receive, SEEN_WINDOW, takePending, type InboxMessage } from '../../shared/inbox';
 import { jsonProblem } from '../../shared/json';
-import { applyAll, decideCloseAdmission, decideProvisioningOutcome, decideSend, decideSpawn, decideStopped, emptyTeamState, type Decision, type TeamState } from '../../shared/team';
+import {
+  applyAll,
+  decideCloseAdmission,
+  decideProvisioningOutcome,
+  decideSend,
+  decideSpawn,
+  decideStopped,
+  emptyTeamState,
+  type Decision,
+  type TeamState,
+} from '../../shared/team';
 import { emptyEdgeLog, EDGE_WINDOW, firstEdgeAfter, recordEdge } from '../../shared/teamEdges';
 
 const now = '2026-11-29T00:00:00.000Z';

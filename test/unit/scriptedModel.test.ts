@@ -70,7 +70,9 @@ describe('scripted model', () => {
   test('an answer is the final reply and ends the script', async () => {
     const { slept, sleep } = recordingSleep();
     const model = createScriptedModel({ sleep });
-    let messages = [inbox('m-1', { script: [{ tool: { name: 'task_list', args: {} } }, { think: 100 }, { answer: 'all done' }, { send: { to: 'lead', content: 'never' } }] })];
+    let messages = [
+      inbox('m-1', { script: [{ tool: { name: 'task_list', args: {} } }, { think: 100 }, { answer: 'all done' }, { send: { to: 'lead', content: 'never' } }] }),
+    ];
     const first = await model.complete(request(messages));
     expect(first.message.toolCalls.map((c) => c.name)).toEqual(['task_list']);
     messages = continueWith(messages, first);

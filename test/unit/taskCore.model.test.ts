@@ -201,10 +201,12 @@ function assertGlobalInvariants(before: TeamState, after: TeamState): void {
     assert.ok(t.revision >= 1);
     if (!t.deleted) {
       // nothing depends on a tombstone or on a missing task
-      for (const d of t.dependencies) assert.strictEqual(after.tasks[String(d)]?.deleted, false, `live task ${t.id} depends on ${d}, which is missing or deleted`);
+      for (const d of t.dependencies)
+        assert.strictEqual(after.tasks[String(d)]?.deleted, false, `live task ${t.id} depends on ${d}, which is missing or deleted`);
     }
     if (t.status === 'in_progress' || t.status === 'completed') {
-      for (const d of t.dependencies) assert.strictEqual(after.tasks[String(d)]?.status, 'completed', `${t.status} task ${t.id} has unfinished dependency ${d}`);
+      for (const d of t.dependencies)
+        assert.strictEqual(after.tasks[String(d)]?.status, 'completed', `${t.status} task ${t.id} has unfinished dependency ${d}`);
     }
   }
   // revisions are monotonic and tasks (tombstones included) never disappear
@@ -226,7 +228,10 @@ function assertAccepted(before: TeamState, res: Extract<Execution, { ok: true }>
   const next = after.tasks[key] as TaskSnapshot;
   const { ready, overlaps: _overlaps, overlapsOmitted: _omitted, ...snapshot } = res.result.task;
   assert.strictEqual(JSON.stringify(snapshot), JSON.stringify(next), 'result.task is not the stored snapshot');
-  assert.strictEqual(ready, next.status === 'pending' && next.owner === null && !next.deleted && next.dependencies.every((d) => after.tasks[String(d)]?.status === 'completed'));
+  assert.strictEqual(
+    ready,
+    next.status === 'pending' && next.owner === null && !next.deleted && next.dependencies.every((d) => after.tasks[String(d)]?.status === 'completed'),
+  );
   assert.ok(isActing(m, caller), `accepted a command from non-member ${caller}`);
 
   if (cmd.kind === 'createTask') {
@@ -286,7 +291,8 @@ function assertAccepted(before: TeamState, res: Extract<Execution, { ok: true }>
 function assertMatchesModel(m: Model, state: TeamState): void {
   assert.strictEqual(state.nextTaskId, m.nextId);
   const projection: Record<string, ModelTask> = {};
-  for (const t of Object.values(state.tasks)) projection[String(t.id)] = { revision: t.revision, owner: t.owner, status: t.status, deleted: t.deleted, deps: t.dependencies };
+  for (const t of Object.values(state.tasks))
+    projection[String(t.id)] = { revision: t.revision, owner: t.owner, status: t.status, deleted: t.deleted, deps: t.dependencies };
   const expected: Record<string, ModelTask> = {};
   for (const [id, t] of m.tasks) expected[String(id)] = { ...t, deps: [...t.deps] };
   assert.deepStrictEqual(projection, expected);
@@ -374,7 +380,11 @@ class TaskCommandStep implements fc.Command<Model, Real> {
       assert.strictEqual(JSON.stringify(before), snapshot);
       assert.strictEqual(r.state, before);
       if (cmd.kind !== 'createTask' && res.rejection.type !== 'TaskNotFound' && res.rejection.type !== 'NotATeamMember') {
-        assert.strictEqual(JSON.stringify(res.rejection.currentTask), JSON.stringify(before.tasks[String(cmd.taskId)]), 'currentTask is not the current snapshot');
+        assert.strictEqual(
+          JSON.stringify(res.rejection.currentTask),
+          JSON.stringify(before.tasks[String(cmd.taskId)]),
+          'currentTask is not the current snapshot',
+        );
       }
       if (res.rejection.type === 'TaskDependencyCycle' && cmd.kind === 'editTask') {
         const cycle = res.rejection.cycle ?? [];
@@ -382,7 +392,8 @@ class TaskCommandStep implements fc.Command<Model, Real> {
         assert.strictEqual(cycle[0], cmd.taskId);
         assert.strictEqual(cycle[cycle.length - 1], cmd.taskId);
         const depsAfter = (id: number): number[] => (id === cmd.taskId ? (cmd.dependencies ?? []) : (before.tasks[String(id)]?.dependencies ?? []));
-        for (let i = 0; i + 1 < cycle.length; i++) assert.ok(depsAfter(cycle[i] as number).includes(cycle[i + 1] as number), `cycle ${cycle.join(',')} is not along edges`);
+        for (let i = 0; i + 1 < cycle.length; i++)
+          assert.ok(depsAfter(cycle[i] as number).includes(cycle[i + 1] as number), `cycle ${cycle.join(',')} is not along edges`);
       }
     } else {
       if (!prediction.ok) throw new Error(`model expected ${prediction.possible.join('/')} for ${where}, but it was accepted`);
@@ -434,21 +445,32 @@ const revArb: fc.Arbitrary<RevSpec> = fc.oneof(
 const OWNER = '<owner>';
 const callerArb = fc.constantFrom<string>(OWNER, OWNER, OWNER, OWNER, LEAD, LEAD, LEAD, 'alice', 'alice', 'bob', 'bob', 'carol', 'dave', 'mallory');
 const depsArb = fc.array(targetArb, { maxLength: 3 });
-const scopesArb = fc.array(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...VALID_SCOPES) }, { weight: 1, arbitrary: fc.constantFrom(...INVALID_SCOPES) }), { maxLength: 2 });
+const scopesArb = fc.array(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...VALID_SCOPES) }, { weight: 1, arbitrary: fc.constantFrom(...INVALID_SCOPES) }), {
+  maxLength: 2,
+});
 
 const specArb: fc.Arbitrary<Spec> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ deps: depsArb, scopes: scopesArb }).map<Spec>((s) => ({ kind: 'createTask', ...s })) },
   {
     weight: 3,
     arbitrary: fc
-      .record({ target: targetArb, rev: revArb, subject: fc.constantFrom('renamed', 'again'), deps: depsArb, scopes: scopesArb }, { requiredKeys: ['target', 'rev'] })
+      .record(
+        { target: targetArb, rev: revArb, subject: fc.constantFrom('renamed', 'again'), deps: depsArb, scopes: scopesArb },
+        { requiredKeys: ['target', 'rev'] },
+      )
       .filter((e) => e.subject !== undefined || e.deps !== undefined || e.scopes !== undefined)
       .map<Spec>((e) => ({ kind: 'editTask', ...e })),
   },
   { weight: 3, arbitrary: fc.record({ target: targetArb, rev: revArb }).map<Spec>((s) => ({ kind: 'claimTask', ...s })) },
-  { weight: 2, arbitrary: fc.record({ target: targetArb, rev: revArb, owner: fc.constantFrom(...ASSIGNEES) }).map<Spec>((s) => ({ kind: 'assignTask', ...s })) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ target: targetArb, rev: revArb, owner: fc.constantFrom(...ASSIGNEES) }).map<Spec>((s) => ({ kind: 'assignTask', ...s })),
+  },
   { weight: 2, arbitrary: fc.record({ target: targetArb, rev: revArb }).map<Spec>((s) => ({ kind: 'releaseTask', ...s })) },
-  { weight: 4, arbitrary: fc.record({ target: targetArb, rev: revArb, status: fc.constantFrom(...TASK_STATUSES) }).map<Spec>((s) => ({ kind: 'transitionTask', ...s })) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ target: targetArb, rev: revArb, status: fc.constantFrom(...TASK_STATUSES) }).map<Spec>((s) => ({ kind: 'transitionTask', ...s })),
+  },
   { weight: 2, arbitrary: fc.record({ target: targetArb, rev: revArb }).map<Spec>((s) => ({ kind: 'deleteTask', ...s })) },
 );
 

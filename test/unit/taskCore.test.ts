@@ -81,7 +81,15 @@ describe('Team state and view', () => {
   it('member events build the roster; the Lead is never a roster row', () => {
     let state = emptyTeamState(TEAM_ID);
     state = apply(state, { type: 'memberProvisioning', name: 'alice', context: 'fork', workflowId: 'w/alice', model: 'm1', at: at(1) });
-    expect(state.members.alice).toMatchObject({ name: 'alice', phase: 'provisioning', context: 'fork', workflowId: 'w/alice', model: 'm1', failure: null, revision: 1 });
+    expect(state.members.alice).toMatchObject({
+      name: 'alice',
+      phase: 'provisioning',
+      context: 'fork',
+      workflowId: 'w/alice',
+      model: 'm1',
+      failure: null,
+      revision: 1,
+    });
     state = apply(state, { type: 'memberActivated', name: 'alice', at: at(2) });
     expect(state.members.alice).toMatchObject({ phase: 'active', revision: 2, createdAt: at(1), updatedAt: at(2) });
     state = apply(state, { type: 'memberFailed', name: 'alice', reason: 'oom', at: at(3) });
@@ -128,7 +136,16 @@ describe('createTask', () => {
     expect(result.state.tasks['1']).toEqual(snapshot);
     expect(result.result.task).toEqual({ ...snapshot, ready: true, overlaps: [], overlapsOmitted: 0 });
     expect(result.events).toEqual([
-      { type: 'taskCreated', taskId: 1, subject: 'Write API', description: 'details', dependencies: [], writeScopes: ['src/api'], createdBy: 'alice', at: at(7) },
+      {
+        type: 'taskCreated',
+        taskId: 1,
+        subject: 'Write API',
+        description: 'details',
+        dependencies: [],
+        writeScopes: ['src/api'],
+        createdBy: 'alice',
+        at: at(7),
+      },
     ]);
     expect(result.state.nextTaskId).toBe(2);
   });
@@ -198,9 +215,12 @@ describe('createTask', () => {
     expect(accepted(exec(standardTeam(), caller, createCommand('x'))).result.task.createdBy).toBe(caller);
   });
 
-  it.each(['dave', 'erin', 'mallory', '', 'Lead', 'constructor', '__proto__', 'toString'])('%j (failed, stopped or not a member) gets NotATeamMember', (caller) => {
-    expect(rejected(exec(standardTeam(), caller, createCommand('x'))).type).toBe('NotATeamMember');
-  });
+  it.each(['dave', 'erin', 'mallory', '', 'Lead', 'constructor', '__proto__', 'toString'])(
+    '%j (failed, stopped or not a member) gets NotATeamMember',
+    (caller) => {
+      expect(rejected(exec(standardTeam(), caller, createCommand('x'))).type).toBe('NotATeamMember');
+    },
+  );
 });
 
 describe('revisions', () => {
@@ -267,7 +287,9 @@ describe('revisions', () => {
     expect(rejection.type).toBe('TaskRevisionConflict');
     expect(rejection.currentTask).toEqual(taskOf(state, 1));
     // with the right revision the same caller hits the authority rule
-    expect(rejected(exec(state, 'bob', { kind: 'editTask', taskId: 1, expectedRevision: revisionOf(state, 1), subject: 'x' })).type).toBe('TaskAuthorityViolation');
+    expect(rejected(exec(state, 'bob', { kind: 'editTask', taskId: 1, expectedRevision: revisionOf(state, 1), subject: 'x' })).type).toBe(
+      'TaskAuthorityViolation',
+    );
   });
 
   it('checks membership first, then existence, then the tombstone, then the revision', () => {
@@ -325,7 +347,11 @@ describe('authority', () => {
     it('is TaskAuthorityViolation from a non-Lead member when the task is unowned, even from its creator', () => {
       const { state } = createTask(standardTeam(), 'alice', 't');
       const command =
-        kind === 'releaseTask' ? { kind, taskId: 1, expectedRevision: 1 } : kind === 'transitionTask' ? { kind, taskId: 1, expectedRevision: 1, status: 'cancelled' as const } : ownerCommand(kind, state);
+        kind === 'releaseTask'
+          ? { kind, taskId: 1, expectedRevision: 1 }
+          : kind === 'transitionTask'
+            ? { kind, taskId: 1, expectedRevision: 1, status: 'cancelled' as const }
+            : ownerCommand(kind, state);
       expect(rejected(exec(state, 'alice', command)).type).toBe('TaskAuthorityViolation');
     });
   });
@@ -337,7 +363,9 @@ describe('authority', () => {
         const rejection = rejected(exec(state, caller, { kind: 'assignTask', taskId: 1, expectedRevision: revisionOf(state, 1), owner: caller }));
         expect(rejection.type).toBe('LeadOnly');
       }
-      expect(rejected(exec(state, 'mallory', { kind: 'assignTask', taskId: 1, expectedRevision: revisionOf(state, 1), owner: 'bob' })).type).toBe('NotATeamMember');
+      expect(rejected(exec(state, 'mallory', { kind: 'assignTask', taskId: 1, expectedRevision: revisionOf(state, 1), owner: 'bob' })).type).toBe(
+        'NotATeamMember',
+      );
     });
 
     it.each(['alice', 'carol', LEAD])('the Lead may assign to a live member or itself (%s)', (owner) => {
@@ -375,7 +403,9 @@ describe('authority', () => {
       let { state } = aliceWorking();
       state = step(state, 'alice', { kind: 'transitionTask', taskId: 1, status });
       for (const owner of ['bob', null]) {
-        expect(rejected(exec(state, LEAD, { kind: 'assignTask', taskId: 1, expectedRevision: revisionOf(state, 1), owner })).type).toBe('InvalidTaskTransition');
+        expect(rejected(exec(state, LEAD, { kind: 'assignTask', taskId: 1, expectedRevision: revisionOf(state, 1), owner })).type).toBe(
+          'InvalidTaskTransition',
+        );
       }
     });
   });
@@ -529,7 +559,9 @@ describe('readiness and claiming', () => {
     ({ state } = createTask(state, LEAD, 't', { dependencies: [1] }));
     expect(rejected(exec(state, LEAD, { kind: 'transitionTask', taskId: 2, expectedRevision: 1, status: 'in_progress' })).type).toBe('TaskNotReady');
     state = step(state, LEAD, { kind: 'assignTask', taskId: 2, owner: 'alice' });
-    expect(rejected(exec(state, 'alice', { kind: 'transitionTask', taskId: 2, expectedRevision: revisionOf(state, 2), status: 'in_progress' })).type).toBe('TaskNotReady');
+    expect(rejected(exec(state, 'alice', { kind: 'transitionTask', taskId: 2, expectedRevision: revisionOf(state, 2), status: 'in_progress' })).type).toBe(
+      'TaskNotReady',
+    );
     state = step(state, 'bob', { kind: 'claimTask', taskId: 1 });
     state = step(state, 'bob', { kind: 'transitionTask', taskId: 1, status: 'completed' });
     const started = accepted(exec(state, 'alice', { kind: 'transitionTask', taskId: 2, expectedRevision: revisionOf(state, 2), status: 'in_progress' }));
@@ -544,7 +576,12 @@ describe('dependencies', () => {
     for (let i = 0; i < n; i++) ({ state } = createTask(state, LEAD, `t${i + 1}`));
     return state;
   }
-  const edit = (state: TeamState, taskId: number, dependencies: number[]): TaskCommand => ({ kind: 'editTask', taskId, expectedRevision: revisionOf(state, taskId), dependencies });
+  const edit = (state: TeamState, taskId: number, dependencies: number[]): TaskCommand => ({
+    kind: 'editTask',
+    taskId,
+    expectedRevision: revisionOf(state, taskId),
+    dependencies,
+  });
 
   it('a task depending on itself is a TaskDependencyCycle [id, id]', () => {
     const state = tasks(1);
@@ -603,8 +640,17 @@ describe('dependencies', () => {
     let state = tasks(2);
     state = step(state, 'alice', { kind: 'claimTask', taskId: 1 });
     expect(rejected(exec(state, 'alice', edit(state, 1, [2]))).type).toBe('InvalidTaskDependency');
-    const renamed = accepted(exec(state, 'alice', { kind: 'editTask', taskId: 1, expectedRevision: revisionOf(state, 1), subject: 'S', description: 'D', writeScopes: ['a/./b'] }));
-    expect(renamed.result.task).toMatchObject({ subject: 'S', description: 'D', writeScopes: ['a/b'], status: 'in_progress', owner: 'alice', dependencies: [] });
+    const renamed = accepted(
+      exec(state, 'alice', { kind: 'editTask', taskId: 1, expectedRevision: revisionOf(state, 1), subject: 'S', description: 'D', writeScopes: ['a/./b'] }),
+    );
+    expect(renamed.result.task).toMatchObject({
+      subject: 'S',
+      description: 'D',
+      writeScopes: ['a/b'],
+      status: 'in_progress',
+      owner: 'alice',
+      dependencies: [],
+    });
   });
 
   it('an edit changes only the fields it names', () => {
@@ -856,7 +902,12 @@ describe('command bodies (wire validation in front of the core)', () => {
 
   it('every mutation body requires expectedRevision', () => {
     for (const kind of ['claimTask', 'assignTask', 'releaseTask', 'transitionTask', 'deleteTask'] as const) {
-      const complete = { taskId: 1, expectedRevision: 1, ...(kind === 'assignTask' ? { owner: null } : {}), ...(kind === 'transitionTask' ? { status: 'completed' } : {}) };
+      const complete = {
+        taskId: 1,
+        expectedRevision: 1,
+        ...(kind === 'assignTask' ? { owner: null } : {}),
+        ...(kind === 'transitionTask' ? { status: 'completed' } : {}),
+      };
       expect(TASK_COMMAND_BODIES[kind].safeParse(complete).success).toBe(true);
       const { expectedRevision: _omit, ...withoutRevision } = complete;
       expect(TASK_COMMAND_BODIES[kind].safeParse(withoutRevision).success).toBe(false);

@@ -51,7 +51,10 @@ export async function asToolResult(run: () => Promise<DispatchResult>, call: Too
     const cause = error.cause;
     const type = cause instanceof ApplicationFailure && cause.type ? cause.type : 'ToolUnavailable';
     const message = cause?.message ?? error.message;
-    return { ok: false, text: JSON.stringify({ error: type, message: `${call.name} could not run (${message}); check the current state before trying again` }) };
+    return {
+      ok: false,
+      text: JSON.stringify({ error: type, message: `${call.name} could not run (${message}); check the current state before trying again` }),
+    };
   }
 }
 

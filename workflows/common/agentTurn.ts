@@ -52,4 +52,3 @@ export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {
       }),
   });
 }
-

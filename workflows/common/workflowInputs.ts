@@ -35,7 +35,14 @@ const record = z.record(z.string(), z.unknown());
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** The carried state is the Lead's own, but a starter could forge one: check its shape, not every field. */
-const carriedTeamSchema = z.object({ teamId, maxMembers: z.number().int().min(1).max(MAX_ROSTER_SIZE), admission: z.enum(['open', 'closed']), members: record, tasks: record, nextTaskId: count });
+const carriedTeamSchema = z.object({
+  teamId,
+  maxMembers: z.number().int().min(1).max(MAX_ROSTER_SIZE),
+  admission: z.enum(['open', 'closed']),
+  members: record,
+  tasks: record,
+  nextTaskId: count,
+});
 const carriedLeadFields = {
   leadInbox: z.object({ pending: z.array(z.unknown()), seen: z.array(z.string()), received: count, consumed: count }),
   edges: z.object({ lastSeq: count, recent: z.array(z.unknown()) }),
@@ -104,7 +111,8 @@ function checkLeadInput(input: unknown, workflowId: string): LeadRunInput {
     if (lead.agent.prompt.trim() === '') throw invalid('teamLead', 'agent.prompt must not be empty');
     if (jsonBytes(lead.agent.prompt) > MAX_MESSAGE_BYTES) throw invalid('teamLead', `agent.prompt is over the ${MAX_MESSAGE_BYTES}-byte message limit`);
   }
-  if (lead.forkOf && conversationProblem(lead.forkOf.conversation)) throw invalid('teamLead', `forkOf.conversation: ${conversationProblem(lead.forkOf.conversation)}`);
+  if (lead.forkOf && conversationProblem(lead.forkOf.conversation))
+    throw invalid('teamLead', `forkOf.conversation: ${conversationProblem(lead.forkOf.conversation)}`);
   if (lead.forkOf && jsonBytes(lead.forkOf.conversation) > CARRIED_CONVERSATION_BUDGET) {
     throw invalid('teamLead', `forkOf.conversation is over the ${CARRIED_CONVERSATION_BUDGET}-byte conversation budget`);
   }
@@ -115,7 +123,10 @@ function checkLeadInput(input: unknown, workflowId: string): LeadRunInput {
 const teammateInputSchema = z.object({
   descriptor: z.object({
     teamId,
-    name: z.string().min(1).max(MAX_MEMBER_NAME_LENGTH + 20),
+    name: z
+      .string()
+      .min(1)
+      .max(MAX_MEMBER_NAME_LENGTH + 20),
     context: z.enum(['fresh', 'fork']),
     initialMessageId: z.string().min(1).max(MAX_ID_LENGTH),
   }),
@@ -139,11 +150,21 @@ const teammateInputSchema = z.object({
 });
 
 /** A teammate's or subagent's input; `expectedWorkflowId` (a teammate's reserved id) ties the descriptor to the workflow. */
-export function parseSessionInput(workflow: string, input: unknown, workflowId: string, expectedWorkflowId?: (teamId: string, name: string) => string): TeammateRunInput {
+export function parseSessionInput(
+  workflow: string,
+  input: unknown,
+  workflowId: string,
+  expectedWorkflowId?: (teamId: string, name: string) => string,
+): TeammateRunInput {
   return typedOnly(workflow, () => checkSessionInput(workflow, input, workflowId, expectedWorkflowId));
 }
 
-function checkSessionInput(workflow: string, input: unknown, workflowId: string, expectedWorkflowId?: (teamId: string, name: string) => string): TeammateRunInput {
+function checkSessionInput(
+  workflow: string,
+  input: unknown,
+  workflowId: string,
+  expectedWorkflowId?: (teamId: string, name: string) => string,
+): TeammateRunInput {
   const parsed = teammateInputSchema.safeParse(input);
   if (!parsed.success) throw invalid(workflow, issues(parsed.error));
   const { descriptor, seed, initialMessage } = parsed.data;

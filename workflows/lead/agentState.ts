@@ -50,7 +50,14 @@ export class LeadAgentState {
     if (messages.some((m) => m.from !== LEAD)) this.state.nudges = 0;
     for (const m of messages) {
       // Messages from members are records of this Team; the operator's prompts are not.
-      this.state.conversation.push({ role: 'user', messageId: m.messageId, from: m.from, content: m.content, turn: this.state.turns, ...(m.from === OPERATOR ? {} : { teamId }) });
+      this.state.conversation.push({
+        role: 'user',
+        messageId: m.messageId,
+        from: m.from,
+        content: m.content,
+        turn: this.state.turns,
+        ...(m.from === OPERATOR ? {} : { teamId }),
+      });
     }
     return this.state.turns;
   }

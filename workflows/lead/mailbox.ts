@@ -9,7 +9,17 @@ import { errorMessage } from '../../shared/errors';
 import { MEMBER_UNAVAILABLE } from '../../shared/failures';
 import type { InboxMessage } from '../../shared/inbox';
 import { takePending } from '../../shared/inbox';
-import { decideLeadOnly, decideRead, decideSendMessage, dueNotifications, messageBytes, parseSend, parseWith, receiveForLead, type SendRequest } from '../../shared/lead';
+import {
+  decideLeadOnly,
+  decideRead,
+  decideSendMessage,
+  dueNotifications,
+  messageBytes,
+  parseSend,
+  parseWith,
+  receiveForLead,
+  type SendRequest,
+} from '../../shared/lead';
 import { own } from '../../shared/own';
 import { LEAD } from '../../shared/team';
 import { EDGE_KINDS, firstEdgeAfter } from '../../shared/teamEdges';
@@ -47,10 +57,19 @@ export function createMailbox(ctx: LeadContext, roster: Roster) {
         await getExternalWorkflowHandle(target.workflowId).signal(contract.deliverMessageSignal, { ...message, relaySeq });
       } catch (error) {
         run.apply([{ type: 'relayAbandoned', to: checked.to, bytes }]);
-        throw ApplicationFailure.create({ type: MEMBER_UNAVAILABLE, message: `teammate "${checked.to}" could not take the message (${errorMessage(error)}); read the roster`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: MEMBER_UNAVAILABLE,
+          message: `teammate "${checked.to}" could not take the message (${errorMessage(error)}); read the roster`,
+          nonRetryable: true,
+        });
       }
       run.apply([{ type: 'messageRelayed', messageId: message.messageId }]);
-      return done({ messageId: message.messageId, to: checked.to, targetPhase: roster.member(checked.to).phase, targetStatus: own(run.state.liveStatus, checked.to) ?? 'starting' });
+      return done({
+        messageId: message.messageId,
+        to: checked.to,
+        targetPhase: roster.member(checked.to).phase,
+        targetStatus: own(run.state.liveStatus, checked.to) ?? 'starting',
+      });
     } finally {
       run.operationsInFlight -= 1;
     }
@@ -96,7 +115,10 @@ export function createMailbox(ctx: LeadContext, roster: Roster) {
         // The watch may have been replaced while an earlier notification was in flight: only this one is cleared.
         if (own(run.state.watchers, notification.name)?.waitId === notification.waitId) run.apply([{ type: 'watchCleared', name: notification.name }]);
         try {
-          await getExternalWorkflowHandle(notification.workflowId).signal(contract.edgeNotificationSignal, { waitId: notification.waitId, edge: notification.edge });
+          await getExternalWorkflowHandle(notification.workflowId).signal(contract.edgeNotificationSignal, {
+            waitId: notification.waitId,
+            edge: notification.edge,
+          });
         } catch {
           // The teammate has exited: nobody is waiting any more.
         }

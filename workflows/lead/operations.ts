@@ -8,7 +8,18 @@ import type { UpdateDefinition } from '@temporalio/common';
 import * as contract from '../../shared/contract';
 import type { InboxAcceptance } from '../../shared/contract';
 import { rollingOverFailure } from '../../shared/failures';
-import { OPERATOR, decideLeadOnly, decidePrompt, decideRead, decideReadTask, decideTaskUpdate, parsePrompt, parseTaskCommand, parseWith, receiveForLead } from '../../shared/lead';
+import {
+  OPERATOR,
+  decideLeadOnly,
+  decidePrompt,
+  decideRead,
+  decideReadTask,
+  decideTaskUpdate,
+  parsePrompt,
+  parseTaskCommand,
+  parseWith,
+  receiveForLead,
+} from '../../shared/lead';
 import { own } from '../../shared/own';
 import type { TaskCommandKind } from '../../shared/team';
 import { LEAD, mutationResult, taskKey, taskView, teamView } from '../../shared/team';
@@ -52,7 +63,14 @@ export interface LeadAgentHooks {
 
 export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: Mailbox, agent: LeadAgentHooks) {
   const { run } = ctx;
-  const op = (definition: { name: string }, gate: Gate, idempotent: boolean, check: LeadOperation['check'], perform: LeadOperation['perform'], counted = true): LeadOperation => ({
+  const op = (
+    definition: { name: string },
+    gate: Gate,
+    idempotent: boolean,
+    check: LeadOperation['check'],
+    perform: LeadOperation['perform'],
+    counted = true,
+  ): LeadOperation => ({
     definition: definition as LeadOperation['definition'],
     gate,
     idempotent,
@@ -117,11 +135,41 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
       (request) => run.require(decideRead(run.state, parseWith('listTasks', callerOnlySchema, request).caller)),
       () => teamView(run.state.team).tasks,
     ),
-    op(contract.spawnTeammateUpdate, 'team', true, (request) => void roster.checkSpawn(request), (request, _id, done) => roster.spawn(request, done)),
-    op(contract.sendMessageUpdate, 'team', true, (request, id) => void mailbox.checkSend(request, id), (request, id, done) => mailbox.send(request, id, done)),
-    op(contract.readLeadInboxUpdate, 'team', false, (request) => mailbox.checkReadLeadInbox(request), () => mailbox.takeLeadInbox()),
-    op(contract.interruptTeammateUpdate, 'team', false, (request) => void roster.checkInterrupt(request), (request) => roster.interrupt(request)),
-    op(contract.waitForEdgeUpdate, 'team', false, (request) => void mailbox.checkWait(request), (request) => mailbox.wait(request)),
+    op(
+      contract.spawnTeammateUpdate,
+      'team',
+      true,
+      (request) => void roster.checkSpawn(request),
+      (request, _id, done) => roster.spawn(request, done),
+    ),
+    op(
+      contract.sendMessageUpdate,
+      'team',
+      true,
+      (request, id) => void mailbox.checkSend(request, id),
+      (request, id, done) => mailbox.send(request, id, done),
+    ),
+    op(
+      contract.readLeadInboxUpdate,
+      'team',
+      false,
+      (request) => mailbox.checkReadLeadInbox(request),
+      () => mailbox.takeLeadInbox(),
+    ),
+    op(
+      contract.interruptTeammateUpdate,
+      'team',
+      false,
+      (request) => void roster.checkInterrupt(request),
+      (request) => roster.interrupt(request),
+    ),
+    op(
+      contract.waitForEdgeUpdate,
+      'team',
+      false,
+      (request) => void mailbox.checkWait(request),
+      (request) => mailbox.wait(request),
+    ),
     op(
       contract.promptLeadUpdate,
       'team',

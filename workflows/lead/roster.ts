@@ -10,7 +10,18 @@ import type { InterruptResult, ReconcileOutcome, SpawnTeammateResult, TeammateDe
 import { errorMessage } from '../../shared/errors';
 import { DISPOSAL_FAILED, PROVISIONING_CONFLICT, rejectionFailure } from '../../shared/failures';
 import type { InboxMessage } from '../../shared/inbox';
-import { childrenToStop, decideCloseTeam, decideInterrupt, decideSettle, decideSpawnTeammate, decideStop, messageBytes, parseSpawn, parseWith, unsettledProvisioning } from '../../shared/lead';
+import {
+  childrenToStop,
+  decideCloseTeam,
+  decideInterrupt,
+  decideSettle,
+  decideSpawnTeammate,
+  decideStop,
+  messageBytes,
+  parseSpawn,
+  parseWith,
+  unsettledProvisioning,
+} from '../../shared/lead';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
 import { own } from '../../shared/own';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/searchAttributes';
@@ -38,7 +49,8 @@ export function createRoster(ctx: LeadContext) {
 
   /** Settles a record; a creator/recovery disagreement drains the child so no orphan survives. */
   const settle = async (record: MemberRecord, outcome: ReconcileOutcome, initialMessageBytes?: number): Promise<void> => {
-    const settled = outcome.phase === 'active' ? ({ phase: 'active' } as const) : { phase: 'failed' as const, reason: outcome.reason.slice(0, MAX_STATUS_TEXT_LENGTH) };
+    const settled =
+      outcome.phase === 'active' ? ({ phase: 'active' } as const) : { phase: 'failed' as const, reason: outcome.reason.slice(0, MAX_STATUS_TEXT_LENGTH) };
     const decision = decideSettle(run.state, record.name, settled, ctx.now(), initialMessageBytes);
     if (!decision.ok && 'conflict' in decision) {
       await control.stopTeammate({ workflowId: record.workflowId });
@@ -68,7 +80,13 @@ export function createRoster(ctx: LeadContext) {
     try {
       const descriptor = descriptorOf(record);
       // The initial message is the first relayed message (relaySeq 1): the member settles it in its first turn.
-      const initialMessage: InboxMessage = { messageId: descriptor.initialMessageId, from: LEAD, content: spawnRequest.message, sentAt: ctx.now(), relaySeq: 1 };
+      const initialMessage: InboxMessage = {
+        messageId: descriptor.initialMessageId,
+        from: LEAD,
+        content: spawnRequest.message,
+        sentAt: ctx.now(),
+        relaySeq: 1,
+      };
       const checkout = ctx.memberCheckout();
       let outcome: ReconcileOutcome;
       try {
@@ -145,13 +163,26 @@ export function createRoster(ctx: LeadContext) {
       }
     }
     if (failures.length > 0) {
-      throw ApplicationFailure.create({ type: DISPOSAL_FAILED, message: `could not stop ${failures.join('; ')}; admission stays closed, retry disposeTeam`, nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: DISPOSAL_FAILED,
+        message: `could not stop ${failures.join('; ')}; admission stays closed, retry disposeTeam`,
+        nonRetryable: true,
+      });
     }
     run.disposeRequested = true;
     return teamView(run.state.team);
   };
 
-  return { checkSpawn, spawn, recoverProvisioning, checkInterrupt, interrupt, dispose, member, stopChild: (workflowId: string) => control.stopTeammate({ workflowId }) };
+  return {
+    checkSpawn,
+    spawn,
+    recoverProvisioning,
+    checkInterrupt,
+    interrupt,
+    dispose,
+    member,
+    stopChild: (workflowId: string) => control.stopTeammate({ workflowId }),
+  };
 }
 
 export type Roster = ReturnType<typeof createRoster>;

@@ -33,7 +33,11 @@ export class LeadSubagents {
     const record = (agentId: string): SubagentRecord => {
       const found = own(agent.state.subagents, agentId);
       if (!found || found.closed) {
-        throw ApplicationFailure.create({ type: 'UnknownAgent', message: `no open subagent "${agentId}"; use an agentId returned by subagent or subagent_fork`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: 'UnknownAgent',
+          message: `no open subagent "${agentId}"; use an agentId returned by subagent or subagent_fork`,
+          nonRetryable: true,
+        });
       }
       return found;
     };
@@ -62,7 +66,12 @@ export class LeadSubagents {
       },
       sendInput: async (agentId, message) => {
         const target = record(agentId);
-        await getExternalWorkflowHandle(target.workflowId).signal(contract.deliverMessageSignal, { messageId: opId, from: LEAD, content: message, sentAt: now() });
+        await getExternalWorkflowHandle(target.workflowId).signal(contract.deliverMessageSignal, {
+          messageId: opId,
+          from: LEAD,
+          content: message,
+          sentAt: now(),
+        });
         return { agentId, messageId: opId };
       },
       waitAgent: async (agentId, timeoutMs) => {
@@ -99,7 +108,11 @@ export class LeadSubagents {
     if (entries.length < MAX_SUBAGENTS) return;
     const closed = entries.filter(([, r]) => r.closed).map(([id]) => id);
     if (closed.length === 0) {
-      throw ApplicationFailure.create({ type: 'TooManySubagents', message: `${MAX_SUBAGENTS} subagents are open; close one (close_agent) before starting another`, nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: 'TooManySubagents',
+        message: `${MAX_SUBAGENTS} subagents are open; close one (close_agent) before starting another`,
+        nonRetryable: true,
+      });
     }
     const forget = new Set(closed.slice(0, entries.length - MAX_SUBAGENTS + 1));
     const kept: typeof agent.state.subagents = {};

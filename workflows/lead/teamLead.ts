@@ -11,7 +11,16 @@ import { carriedWithinBudget } from '../../shared/agent/budget';
 import * as contract from '../../shared/contract';
 import type { TeamLeadInput, TeamLeadResult, TeamLeadWorkflow } from '../../shared/contract';
 import type { LeadRunInput } from '../../shared/lead/carried';
-import { OPERATOR, decideStatusReport, decideUnwatch, decideWatch, emptyLeadState, receiveForLead, upgradeCarriedLeadState, type SignalDecision } from '../../shared/lead';
+import {
+  OPERATOR,
+  decideStatusReport,
+  decideUnwatch,
+  decideWatch,
+  emptyLeadState,
+  receiveForLead,
+  upgradeCarriedLeadState,
+  type SignalDecision,
+} from '../../shared/lead';
 import { PAYLOAD_BUDGET_BYTES } from '../../shared/limits';
 import { own } from '../../shared/own';
 import { edgeUnwatchSchema, edgeWatchSchema, memberStatusReportSchema, subagentAnswerSchema } from '../../shared/signalPayloads';
@@ -31,7 +40,12 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   const typed = patched(TYPED_UPDATE_FAILURES_PATCH);
   const now = (): string => new Date().toISOString();
   const { agent: carriedAgent, ...carriedLead } = input.carried ?? {};
-  const run = new LeadRun(input.carried ? upgradeCarriedLeadState(carriedLead as Parameters<typeof upgradeCarriedLeadState>[0]) : emptyLeadState(input.teamId, input.maxMembers, input.legacyMailbox), now);
+  const run = new LeadRun(
+    input.carried
+      ? upgradeCarriedLeadState(carriedLead as Parameters<typeof upgradeCarriedLeadState>[0])
+      : emptyLeadState(input.teamId, input.maxMembers, input.legacyMailbox),
+    now,
+  );
   const agent = new LeadAgentState({ ...input, ...(input.carried ? { carried: { ...input.carried, agent: carriedAgent } } : {}) });
   const teamId = input.teamId;
   let closingNow = false;
@@ -48,7 +62,10 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
     now,
     closingNow: () => closingNow,
     forkSeed: () => agent.forkSeed(),
-    memberCheckout: () => ({ cwd: agent.state.cwd, ...(input.agent?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: input.agent.checkoutTaskQueue } : {}) }),
+    memberCheckout: () => ({
+      cwd: agent.state.cwd,
+      ...(input.agent?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: input.agent.checkoutTaskQueue } : {}),
+    }),
   };
   const roster = createRoster(ctx);
   const mailbox = createMailbox(ctx, roster);
@@ -149,7 +166,9 @@ function nextRunInput(input: LeadRunInput, run: LeadRun, agent: LeadAgentState):
     maxMembers: run.state.team.maxMembers,
     carried: { ...run.state, continuedRuns: run.state.continuedRuns + 1, ...(agent.enabled ? { agent: agent.carry(conversationBudget) } : {}) },
   });
-  return carriedWithinBudget(next, (bytes) => log.warn('carried state over its budget; compacting the conversation harder', { bytes, budget: PAYLOAD_BUDGET_BYTES }));
+  return carriedWithinBudget(next, (bytes) =>
+    log.warn('carried state over its budget; compacting the conversation harder', { bytes, budget: PAYLOAD_BUDGET_BYTES }),
+  );
 }
 
 /** Stands in for the opening prompt on continued runs: it was delivered to the Lead's inbox on the first run. */

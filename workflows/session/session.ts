@@ -69,7 +69,11 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
   });
   guardedSignal(guard, defs.edgeNotificationSignal, edgeNotificationSchema, ({ waitId, edge }) => mate.notify(waitId, edge));
   ignoreUnknownSignals(guard);
-  setHandler(defs.getTeammateStateQuery, () => ({ ...mate.view(), historyLength: workflowInfo().historyLength, continueAsNewSuggested: workflowInfo().continueAsNewSuggested }));
+  setHandler(defs.getTeammateStateQuery, () => ({
+    ...mate.view(),
+    historyLength: workflowInfo().historyLength,
+    continueAsNewSuggested: workflowInfo().continueAsNewSuggested,
+  }));
 
   const report = async (status: LiveStatus, turn: number): Promise<void> => {
     mate.reportedSettled = mate.settled;

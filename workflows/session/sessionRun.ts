@@ -73,9 +73,14 @@ export class SessionRun {
   deliver(message: unknown): void {
     this.signalsThisRun += 1;
     const relaySeq = relaySeqOf(message);
-    const problem = deliveryProblem(message) ?? (this.pendingBytes + jsonBytes(message) > MEMBER_INBOX_BUDGET_BYTES ? `the inbox holds ${this.pendingBytes} bytes of unread messages, its budget is ${MEMBER_INBOX_BUDGET_BYTES}` : null);
+    const problem =
+      deliveryProblem(message) ??
+      (this.pendingBytes + jsonBytes(message) > MEMBER_INBOX_BUDGET_BYTES
+        ? `the inbox holds ${this.pendingBytes} bytes of unread messages, its budget is ${MEMBER_INBOX_BUDGET_BYTES}`
+        : null);
     if (problem) {
-      const messageId = typeof message === 'object' && message !== null ? String(Object.getOwnPropertyDescriptor(message, 'messageId')?.value).slice(0, MAX_ID_LENGTH) : 'none';
+      const messageId =
+        typeof message === 'object' && message !== null ? String(Object.getOwnPropertyDescriptor(message, 'messageId')?.value).slice(0, MAX_ID_LENGTH) : 'none';
       this.rejectedDeliveries = [...this.rejectedDeliveries.slice(-31), { messageId, reason: problem }];
       this.ignored.malformed += 1;
       if (relaySeq !== undefined) this.settled += 1;
@@ -122,7 +127,15 @@ export class SessionRun {
     this.interruptRequested = false;
     this.status = 'running';
     // Messages from the Team are Team records: a fork of a root drops them with the ancestor's Team.
-    for (const m of messages) this.conversation.push({ role: 'user', messageId: m.messageId, from: m.from, content: m.content, turn: this.turns, ...(this.role === 'teammate' ? { teamId: this.input.descriptor.teamId } : {}) });
+    for (const m of messages)
+      this.conversation.push({
+        role: 'user',
+        messageId: m.messageId,
+        from: m.from,
+        content: m.content,
+        turn: this.turns,
+        ...(this.role === 'teammate' ? { teamId: this.input.descriptor.teamId } : {}),
+      });
     return { turn: this.turns, messages };
   }
 
@@ -142,7 +155,15 @@ export class SessionRun {
   }
 
   carry(conversationBudget?: number): CarriedTeammateState {
-    return { inbox: this.inbox, conversation: compactConversationOrDrop(this.conversation, conversationBudget), turns: this.turns, interruptedTurns: this.interruptedTurns, continuedRuns: this.continuedRuns + 1, cwd: this.cwd, settled: this.settled };
+    return {
+      inbox: this.inbox,
+      conversation: compactConversationOrDrop(this.conversation, conversationBudget),
+      turns: this.turns,
+      interruptedTurns: this.interruptedTurns,
+      continuedRuns: this.continuedRuns + 1,
+      cwd: this.cwd,
+      settled: this.settled,
+    };
   }
 
   view(): TeammateStateView {
@@ -171,5 +192,10 @@ export class SessionRun {
  * the room the rest leaves if it were ever over the payload budget.
  */
 export function nextSessionInput(input: TeammateRunInput, mate: SessionRun): TeammateRunInput {
-  return carriedWithinBudget((budget?: number): TeammateRunInput => ({ ...input, seed: [], initialMessage: { ...input.initialMessage, content: null }, carried: mate.carry(budget) }));
+  return carriedWithinBudget((budget?: number): TeammateRunInput => ({
+    ...input,
+    seed: [],
+    initialMessage: { ...input.initialMessage, content: null },
+    carried: mate.carry(budget),
+  }));
 }

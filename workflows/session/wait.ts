@@ -26,7 +26,8 @@ export function waitInMemberWorkflow(mate: SessionRun, teamId: string, name: str
         const edge = mate.notifiedEdge as TeamEdge | null;
         return (edge ? { woke: 'edge', edge } : { woke: 'timeout' }) as Ret;
       } finally {
-        if (mate.notifiedEdge === null) await CancellationScope.nonCancellable(() => lead.signal(defs.unwatchEdgesSignal, { name, waitId }).catch(() => undefined));
+        if (mate.notifiedEdge === null)
+          await CancellationScope.nonCancellable(() => lead.signal(defs.unwatchEdgesSignal, { name, waitId }).catch(() => undefined));
         mate.currentWaitId = null;
         mate.notifiedEdge = null;
       }
