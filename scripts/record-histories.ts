@@ -111,6 +111,18 @@ async function main(): Promise<void> {
       await waitTeam.handle().result();
       save(server.address, waitTeam.teamId, `teamLead-wait-${version}.json`);
       save(server.address, waiterId, `teammate-waiter-${version}.json`);
+
+      // A continued Lead run: its first event carries the previous run's state as the Lead carries it now.
+      const rolled = await TeamClient.start(client, { teamId: `history-rollover-${version}`, taskQueue: 'record-histories' });
+      const { task } = await rolled.createTask({ subject: 'carried across the rollover' });
+      while ((await rolled.runInfo()).continuedRuns === 0) await Promise.all(Array.from({ length: 25 }, () => rolled.listTasks()));
+      const claimed = await rolled.claimTask({ taskId: task.id, expectedRevision: task.revision });
+      await rolled.transitionTask({ taskId: task.id, expectedRevision: claimed.task.revision, status: 'completed' });
+      await rolled.sendMessage('lead', 'after the rollover');
+      await rolled.readLeadInbox();
+      await rolled.dispose();
+      await rolled.handle().result();
+      save(server.address, rolled.teamId, `teamLead-rollover-${version}.json`); // the latest run: the continued one
     });
   } finally {
     await closeWorker();
