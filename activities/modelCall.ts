@@ -126,7 +126,8 @@ export function createModelActivities({ provider, toolsFor }: ModelActivityDepen
       } catch (error) {
         throw ApplicationFailure.create({
           type: UNKNOWN_TOOLSET_TYPE,
-          message: `no tools for toolset ${JSON.stringify(input.toolset)}: ${errorMessage(error)} [not retried; check the toolset the agent is configured with]`,
+          message:
+            `no tools for toolset ${JSON.stringify(input.toolset)}: ${errorMessage(error)} ` + `[not retried; check the toolset the agent is configured with]`,
           nonRetryable: true,
           ...(error instanceof Error ? { cause: error } : {}),
         });

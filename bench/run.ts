@@ -195,7 +195,9 @@ async function main(): Promise<void> {
 
   const header = ['Measure', 'Team Lead', 'Baseline (bare no-op Update; row 5: bare activities)', 'Ratio'];
   const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
-  const note = `Measured ${new Date().toISOString().slice(0, 10)} on this repository's dev server (Temporal CLI v1.5.1, SQLite in memory), one worker in the same process, ${ROUNDS} rounds x ${OPS_PER_ROUND} ops, ${process.version}.`;
+  const note =
+    `Measured ${new Date().toISOString().slice(0, 10)} on this repository's dev server (Temporal CLI v1.5.1, SQLite in memory), ` +
+    `one worker in the same process, ${ROUNDS} rounds x ${OPS_PER_ROUND} ops, ${process.version}.`;
   const out = `${table}\n\n${note}\n`;
   fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
   fs.writeFileSync(path.join(__dirname, 'results', 'latest.md'), out);

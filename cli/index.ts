@@ -43,7 +43,9 @@ const program = new Command()
   .option('--json', 'print JSON instead of tables')
   .option(
     '--timeout <seconds>',
-    `the command's deadline, then it ends with an error saying what to do (default ${DEFAULT_TIMEOUT_S.read}s for reads, ${DEFAULT_TIMEOUT_S.change}s for changes, ${DEFAULT_TIMEOUT_S.dispose}s for dispose); with --wait: how long to wait for the answer (default ${DEFAULT_TIMEOUT_S.wait}s); watch: how late each of its waits may answer`,
+    `the command's deadline, then it ends with an error saying what to do (default ${DEFAULT_TIMEOUT_S.read}s for reads, ` +
+      `${DEFAULT_TIMEOUT_S.change}s for changes, ${DEFAULT_TIMEOUT_S.dispose}s for dispose); ` +
+      `with --wait: how long to wait for the answer (default ${DEFAULT_TIMEOUT_S.wait}s); watch: how late each of its waits may answer`,
     parseSeconds,
   );
 
@@ -72,7 +74,8 @@ async function withTeam<T>(
   } catch (error) {
     throw failure(
       'TemporalUnreachable',
-      `cannot reach Temporal at ${address} (${errorMessage(error)}); start one with \`npm run server\`, or set TEMPORAL_ADDRESS (or TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE)`,
+      `cannot reach Temporal at ${address} (${errorMessage(error)}); ` +
+        `start one with \`npm run server\`, or set TEMPORAL_ADDRESS (or TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE)`,
     );
   }
   try {
@@ -156,7 +159,8 @@ function agentOptions(flags: AgentFlags, requirePromptFor: string[]): LeadAgentO
     const stray = requirePromptFor.filter((flag) => given[flag]);
     if (stray.length > 0) {
       throw new InvalidArgumentError(
-        `${stray.join(', ')} configure${stray.length === 1 ? 's' : ''} the Lead agent and need${stray.length === 1 ? 's' : ''} --prompt <text>; add a prompt, or drop ${stray.length === 1 ? 'it' : 'them'} for an operator-driven Team`,
+        `${stray.join(', ')} configure${stray.length === 1 ? 's' : ''} the Lead agent and need${stray.length === 1 ? 's' : ''} --prompt <text>; ` +
+          `add a prompt, or drop ${stray.length === 1 ? 'it' : 'them'} for an operator-driven Team`,
       );
     }
     return undefined;
@@ -175,7 +179,10 @@ function agentOptions(flags: AgentFlags, requirePromptFor: string[]): LeadAgentO
 function describeAgent(agent: LeadAgentOptions | undefined, inheritFrom?: string): string {
   if (!agent) return 'operator-driven (no Lead agent)';
   const inherited = inheritFrom ? `as in ${inheritFrom}` : undefined;
-  return `Lead agent with profile ${agent.profile ?? inherited ?? 'default'}, model ${agent.model ?? "the worker's default"}, cwd ${agent.cwd ?? inherited ?? '.'}${agent.checkoutTaskQueue ? `, checkout on ${agent.checkoutTaskQueue}` : ''}`;
+  return (
+    `Lead agent with profile ${agent.profile ?? inherited ?? 'default'}, model ${agent.model ?? "the worker's default"}, ` +
+    `cwd ${agent.cwd ?? inherited ?? '.'}${agent.checkoutTaskQueue ? `, checkout on ${agent.checkoutTaskQueue}` : ''}`
+  );
 }
 
 /** The Web UI line after start/fork (human output only; --json carries `webUi`). */
@@ -222,7 +229,9 @@ async function waitAndPrintAnswer(team: TeamClient, options: GlobalOptions, answ
     if (error instanceof ApplicationFailure && error.type === LEAD_ANSWER_TIMEOUT) {
       throw ApplicationFailure.create({
         type: LEAD_ANSWER_TIMEOUT,
-        message: `${error.message.replace(/: wait again, or read its conversation$/, '')}; wait again: agent-teams answer ${team.teamId} --wait [--timeout <seconds>], or read it: agent-teams conversation ${team.teamId}`,
+        message:
+          `${error.message.replace(/: wait again, or read its conversation$/, '')}; ` +
+          `wait again: agent-teams answer ${team.teamId} --wait [--timeout <seconds>], or read it: agent-teams conversation ${team.teamId}`,
         details: error.details ?? [],
         nonRetryable: true,
       });
@@ -271,7 +280,8 @@ program
           options,
           acceptance,
           () =>
-            `accepted ${acceptance.messageId} into the Lead's inbox (${acceptance.targetStatus})${opts.wait ? '' : `; next: agent-teams answer ${teamId} --wait`}`,
+            `accepted ${acceptance.messageId} into the Lead's inbox (${acceptance.targetStatus})` +
+            `${opts.wait ? '' : `; next: agent-teams answer ${teamId} --wait`}`,
         );
       }
       if (opts.wait) await waitAndPrintAnswer(team, options, answerBy, acceptance.messageId);
@@ -344,7 +354,9 @@ withAgentOptions(
       answerBy,
       { teamId: newTeamId, forkOf: sourceTeamId, taskQueue: opts.taskQueue, agent: agent ?? null },
       () =>
-        `forked ${sourceTeamId} into new Team ${newTeamId} on task queue ${opts.taskQueue}${agent ? `: ${describeAgent(agent, sourceTeamId)}` : ''}; next: agent-teams ${agent ? `answer ${newTeamId} --wait` : `prompt ${newTeamId} <text>`}`,
+        `forked ${sourceTeamId} into new Team ${newTeamId} on task queue ${opts.taskQueue}` +
+        `${agent ? `: ${describeAgent(agent, sourceTeamId)}` : ''}; ` +
+        `next: agent-teams ${agent ? `answer ${newTeamId} --wait` : `prompt ${newTeamId} <text>`}`,
     );
   });
 });

@@ -49,11 +49,13 @@ export function connectionOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     const reason = errorMessage(error);
     if (vars.TEMPORAL_PROFILE && /not found/i.test(reason)) {
       throw new TemporalConfigError(
-        `Temporal profile "${vars.TEMPORAL_PROFILE}" (TEMPORAL_PROFILE) is not in ${file}; add a [profile.${vars.TEMPORAL_PROFILE}] table or unset TEMPORAL_PROFILE`,
+        `Temporal profile "${vars.TEMPORAL_PROFILE}" (TEMPORAL_PROFILE) is not in ${file}; ` +
+          `add a [profile.${vars.TEMPORAL_PROFILE}] table or unset TEMPORAL_PROFILE`,
       );
     }
     throw new TemporalConfigError(
-      `cannot load Temporal client configuration from ${file} (${reason}); fix the file, point TEMPORAL_CONFIG_FILE elsewhere, or use TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE`,
+      `cannot load Temporal client configuration from ${file} (${reason}); ` +
+        `fix the file, point TEMPORAL_CONFIG_FILE elsewhere, or use TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE`,
     );
   }
   const { connectionOptions: connection } = loaded;

@@ -123,14 +123,23 @@ export function healthAdvice(health: TeamHealth, context: 'timeout' | 'status' =
     const last = health.lastWorkflowTaskFailure ? ` (last recorded failure: ${health.lastWorkflowTaskFailure})` : '';
     const noWorker = health.pollers === 0 ? `; no worker polls task queue "${health.taskQueue}" now either: ${worker}` : '';
     const times = health.workflowTaskAttempt - 1;
-    return `The Lead's workflow task has failed ${times} time${times === 1 ? '' : 's'}${last}, so it answers nothing: deploy a worker that can run it (the Web UI shows the failure)${noWorker}.`;
+    return (
+      `The Lead's workflow task has failed ${times} time${times === 1 ? '' : 's'}${last}, so it answers nothing: ` +
+      `deploy a worker that can run it (the Web UI shows the failure)${noWorker}.`
+    );
   }
   if (health.pollers === 0) return `No worker polls the Lead's task queue "${health.taskQueue}": ${worker}.`;
   if (context === 'status') return `Healthy: a worker polls task queue "${health.taskQueue}" and no workflow task of the Lead is failing.`;
   if (health.workflowTaskAttempt !== null) {
-    return `A worker polls task queue "${health.taskQueue}" but has not completed the Lead's pending workflow task: it may be overloaded or stuck; check its logs, or retry with a longer deadline.`;
+    return (
+      `A worker polls task queue "${health.taskQueue}" but has not completed the Lead's pending workflow task: ` +
+      `it may be overloaded or stuck; check its logs, or retry with a longer deadline.`
+    );
   }
-  return `The Lead is running, a worker polls task queue "${health.taskQueue}" and no workflow task is failing: it may just be busy; retry with a longer deadline.`;
+  return (
+    `The Lead is running, a worker polls task queue "${health.taskQueue}" and no workflow task is failing: ` +
+    `it may just be busy; retry with a longer deadline.`
+  );
 }
 
 export interface TimeoutFacts {

@@ -233,7 +233,9 @@ export class TeamClient {
     if (!view.enabled) {
       throw ApplicationFailure.create({
         type: NO_LEAD_AGENT,
-        message: `Team ${options.sourceTeamId}'s Lead is not an agent (started without a prompt), so it has no conversation to fork; start a new Team with a prompt instead`,
+        message:
+          `Team ${options.sourceTeamId}'s Lead is not an agent (started without a prompt), so it has no conversation to fork; ` +
+          `start a new Team with a prompt instead`,
         nonRetryable: true,
       });
     }
@@ -242,7 +244,9 @@ export class TeamClient {
     if (bytes > MAX_FORK_INPUT_BYTES) {
       throw ApplicationFailure.create({
         type: FORK_TOO_LARGE,
-        message: `Team ${options.sourceTeamId}'s conversation is ${bytes} bytes, too large for a workflow input (limit ~${MAX_FORK_INPUT_BYTES}); start a new Team and pass a summary in its prompt`,
+        message:
+          `Team ${options.sourceTeamId}'s conversation is ${bytes} bytes, too large for a workflow input (limit ~${MAX_FORK_INPUT_BYTES}); ` +
+          `start a new Team and pass a summary in its prompt`,
         nonRetryable: true,
       });
     }
@@ -412,7 +416,10 @@ export class TeamClient {
     }
     throw ApplicationFailure.create({
       type: LEAD_ANSWER_TIMEOUT,
-      message: `Team ${this.teamId}'s Lead agent has not answered within ${Math.round(options.timeoutMs / 1000)}s (status ${view.view.status}, turn ${view.view.turns}); it keeps working: wait again, or read its conversation`,
+      message:
+        `Team ${this.teamId}'s Lead agent has not answered within ${Math.round(options.timeoutMs / 1000)}s ` +
+        `(status ${view.view.status}, turn ${view.view.turns}); ` +
+        `it keeps working: wait again, or read its conversation`,
       details: [view.view],
       nonRetryable: true,
     });
@@ -424,7 +431,9 @@ export class TeamClient {
     if (!view.enabled) {
       throw ApplicationFailure.create({
         type: NO_LEAD_AGENT,
-        message: `Team ${this.teamId}'s Lead is not an agent (started without a prompt), so it gives no answer; drive it with spawn/send/task, or start a Team with a prompt`,
+        message:
+          `Team ${this.teamId}'s Lead is not an agent (started without a prompt), so it gives no answer; ` +
+          `drive it with spawn/send/task, or start a Team with a prompt`,
         nonRetryable: true,
       });
     }

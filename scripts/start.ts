@@ -56,9 +56,10 @@ async function main(): Promise<void> {
     taskQueue: DEFAULT_TASK_QUEUE,
     checkoutRoot,
   });
-  console.log(
-    `      model: ${process.env.MODEL_BASE_URL ? process.env.MODEL_BASE_URL : 'the SCRIPTED model (deterministic; set MODEL_PROVIDER/MODEL_BASE_URL for a real one)'}; checkout: ${checkoutRoot}`,
-  );
+  const model = process.env.MODEL_BASE_URL
+    ? process.env.MODEL_BASE_URL
+    : 'the SCRIPTED model (deterministic; set MODEL_PROVIDER/MODEL_BASE_URL for a real one)';
+  console.log(`      model: ${model}; checkout: ${checkoutRoot}`);
   const running = worker.run();
 
   const connection = await Connection.connect({ address: server.address });

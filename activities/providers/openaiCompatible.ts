@@ -48,7 +48,8 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
   const baseUrl = env.MODEL_BASE_URL?.trim();
   if (!baseUrl) {
     throw new Error(
-      'MODEL_BASE_URL is not set: set it to an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1, https://api.deepseek.com or http://127.0.0.1:8080/v1',
+      'MODEL_BASE_URL is not set: set it to an OpenAI-compatible endpoint, ' +
+        'e.g. https://api.openai.com/v1, https://api.deepseek.com or http://127.0.0.1:8080/v1',
     );
   }
   try {
@@ -264,12 +265,14 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
   function parseSuccess(body: CappedBody, status: number, model: string): ModelResponse {
     const malformed = (why: string): ModelCallError =>
       new ModelCallError(
-        `malformed chat-completions response from ${endpoint} (model ${model}): ${why}; check that MODEL_BASE_URL points at an OpenAI-compatible API (usually ending in /v1)`,
+        `malformed chat-completions response from ${endpoint} (model ${model}): ${why}; ` +
+          `check that MODEL_BASE_URL points at an OpenAI-compatible API (usually ending in /v1)`,
         { kind: 'malformed_response', retryable: false, status },
       );
     if (body.truncated) {
       throw malformed(
-        `the body is larger than the ${formatBytes(MODEL_RESPONSE_MAX_BYTES)} cap on a model response, so the request was aborted and the body not used (a chat completion is far smaller)`,
+        `the body is larger than the ${formatBytes(MODEL_RESPONSE_MAX_BYTES)} cap on a model response, ` +
+          `so the request was aborted and the body not used (a chat completion is far smaller)`,
       );
     }
     const text = body.text;
@@ -377,7 +380,8 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
         if (external?.aborted) throw abortError(external);
         if (timedOut) {
           throw new ModelCallError(
-            `model call timed out after ${timeoutMs} ms (POST ${endpoint}, model ${model}); the activity may retry it — if the model is just slow, raise MODEL_TIMEOUT_MS`,
+            `model call timed out after ${timeoutMs} ms (POST ${endpoint}, model ${model}); ` +
+              `the activity may retry it — if the model is just slow, raise MODEL_TIMEOUT_MS`,
             { kind: 'timeout', retryable: true, cause },
           );
         }

@@ -30,12 +30,15 @@ export function providerFromEnv(env: Record<string, string | undefined> = proces
       const config = configFromEnv(env);
       return {
         provider: createOpenAICompatibleProvider(config),
-        description: `OpenAI-compatible model at ${config.baseUrl} (model ${config.model ?? 'not set by MODEL_NAME'}, ${config.apiKey ? 'with' : 'without'} an API key)`,
+        description:
+          `OpenAI-compatible model at ${config.baseUrl} ` +
+          `(model ${config.model ?? 'not set by MODEL_NAME'}, ${config.apiKey ? 'with' : 'without'} an API key)`,
       };
     }
     default:
       throw new Error(
-        `MODEL_PROVIDER=${JSON.stringify(env.MODEL_PROVIDER)} is not a known provider: use one of ${VALID_VALUES.join(', ')} (or leave it unset: scripted, or openai when MODEL_BASE_URL is set)`,
+        `MODEL_PROVIDER=${JSON.stringify(env.MODEL_PROVIDER)} is not a known provider: use one of ${VALID_VALUES.join(', ')} ` +
+          `(or leave it unset: scripted, or openai when MODEL_BASE_URL is set)`,
       );
   }
 }

@@ -159,7 +159,9 @@ export function probeSandbox(
       else
         settle({
           ok: false,
-          reason: `${config.bwrapPath} failed (${signal ?? `exit ${code}`}): ${stderr.trim() || 'no message'} (user namespaces disabled, or a container without the privileges bubblewrap needs?)`,
+          reason:
+            `${config.bwrapPath} failed (${signal ?? `exit ${code}`}): ${stderr.trim() || 'no message'} ` +
+            `(user namespaces disabled, or a container without the privileges bubblewrap needs?)`,
         });
     });
   });

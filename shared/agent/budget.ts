@@ -81,7 +81,9 @@ export function droppedNoteContent(counts: DroppedCounts): { event: string; drop
 export function conversationTooLargeFailure(what: string, bytes: number, budget: number): ApplicationFailure {
   return ApplicationFailure.create({
     type: CONVERSATION_TOO_LARGE,
-    message: `${what} cannot be fitted to its ${budget}-byte budget: with every content elided and every earlier turn dropped, its newest entries still take ${bytes} bytes`,
+    message:
+      `${what} cannot be fitted to its ${budget}-byte budget: ` +
+      `with every content elided and every earlier turn dropped, its newest entries still take ${bytes} bytes`,
     details: [{ type: CONVERSATION_TOO_LARGE, bytes, budget }],
     nonRetryable: true,
   });

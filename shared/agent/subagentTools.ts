@@ -23,7 +23,8 @@ const agentId = z.string().min(1).max(300).describe('the agentId a subagent call
 export const subagentTool = defineTool({
   name: 'subagent',
   description:
-    'Start a subagent with a fresh context on a self-contained piece of work and wait for its answer. It keeps running for follow-ups (send_input) until you close it.',
+    'Start a subagent with a fresh context on a self-contained piece of work and wait for its answer. ' +
+    'It keeps running for follow-ups (send_input) until you close it.',
   input: z.strictObject({ prompt: z.string().min(1).max(50_000), model: z.string().min(1).max(200).optional() }),
   result: answerResult,
   execute: (input, ctx: SubagentToolContext) => ctx.startSubagent({ prompt: input.prompt, context: 'fresh', model: input.model ?? null }),

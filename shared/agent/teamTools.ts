@@ -85,7 +85,8 @@ const expectedRevision = revisionSchema.describe(EXPECTED_REVISION);
 export const spawnTeammateTool = defineTool({
   name: 'spawn_teammate',
   description:
-    'Lead only. Add a named teammate to the roster and give it its first message. context "fresh" starts with no conversation; "fork" starts with your conversation up to (not including) this turn. Names are reserved forever, also after failure.',
+    'Lead only. Add a named teammate to the roster and give it its first message. context "fresh" starts with no conversation; ' +
+    '"fork" starts with your conversation up to (not including) this turn. Names are reserved forever, also after failure.',
   input: spawnRequestSchema.omit({ caller: true }).extend({
     name: spawnRequestSchema.shape.name.describe('lowercase kebab-case, e.g. "api-writer"'),
     message: spawnRequestSchema.shape.message.describe(MESSAGE_CONTENT),
@@ -151,7 +152,8 @@ function taskMutationTool<Req extends Attributed, Input extends z.ZodType<Omit<R
 export const createTaskTool = taskMutationTool({
   name: 'create_task',
   description:
-    'Create a task on the shared board. dependencies: ids that must be completed first. writeScopes: path prefixes the task will write (advisory; overlaps are reported, never blocked).',
+    'Create a task on the shared board. dependencies: ids that must be completed first. ' +
+    'writeScopes: path prefixes the task will write (advisory; overlaps are reported, never blocked).',
   input: createTaskBody,
   update: defs.createTaskUpdate,
 });
@@ -217,7 +219,8 @@ export const listTasksTool = defineTool({
 export const waitAgentTool = defineTool({
   name: 'wait_agent',
   description:
-    'Block until the next roster, mailbox, task or status change that happens after this call starts, or the timeout. It does not report earlier changes: after waking, re-read the board or roster.',
+    'Block until the next roster, mailbox, task or status change that happens after this call starts, or the timeout. ' +
+    'It does not report earlier changes: after waking, re-read the board or roster.',
   // The one tool-only rule: a model may leave timeoutMs out (five minutes).
   input: waitRequestSchema.omit({ caller: true }).extend({ timeoutMs: waitRequestSchema.shape.timeoutMs.default(300_000) }),
   result: z.union([

@@ -115,7 +115,8 @@ export const bashContract = {
   name: 'bash' as const,
   description:
     'Run a bash command in your current directory of the shared checkout (a cd stays with you for later calls; cwd in the result is where you are). ' +
-    'Output keeps the last 32 KB of stdout and of stderr (truncated: true when cut). Default timeout 60 s, at most 600 s; on timeout the process group is killed. ' +
+    'Output keeps the last 32 KB of stdout and of stderr (truncated: true when cut). ' +
+    'Default timeout 60 s, at most 600 s; on timeout the process group is killed. ' +
     'No stdin. Background processes are not waited for; redirect their output to a file. ' +
     'Changing files here bypasses version checks: use read_file/write_file/edit_file for files other members may edit.',
   input: z.strictObject({

@@ -101,7 +101,8 @@ export function decideSendMessage(state: LeadState, request: SendRequest, update
   if (request.messageId === undefined && updateId.length > MAX_ID_LENGTH) {
     return refuse(
       'InvalidTeamCommand',
-      `sendMessage: the update id (${updateId.length} characters) is too long to serve as the message id; pass a messageId of at most ${MAX_ID_LENGTH} characters`,
+      `sendMessage: the update id (${updateId.length} characters) is too long to serve as the message id; ` +
+        `pass a messageId of at most ${MAX_ID_LENGTH} characters`,
     );
   }
   return decideInboxRoom(state, request.to, messageBytes(request.content));
@@ -114,7 +115,8 @@ export function decideInboxRoom(state: LeadState, to: string, bytes: number): Le
   if (waiting + bytes <= budget) return accept();
   return refuse(
     'InboxFull',
-    `${to} has ${waiting} bytes of messages it has not taken yet (budget ${budget}); this one is ${bytes} bytes: wait until ${to} reads its inbox (wait_agent on mailbox/status edges), or send less, then retry`,
+    `${to} has ${waiting} bytes of messages it has not taken yet (budget ${budget}); this one is ${bytes} bytes: ` +
+      `wait until ${to} reads its inbox (wait_agent on mailbox/status edges), or send less, then retry`,
   );
 }
 

@@ -74,7 +74,8 @@ function requireMessageSize(updateName: string, content: JsonValue): void {
     throw rejectionFailure(
       reject(
         'PayloadTooLarge',
-        `${updateName}: the message is ${bytes} bytes of JSON, over the ${MAX_MESSAGE_BYTES}-byte limit; send a shorter message (e.g. write the long part to a file in the checkout and send its path)`,
+        `${updateName}: the message is ${bytes} bytes of JSON, over the ${MAX_MESSAGE_BYTES}-byte limit; ` +
+          `send a shorter message (e.g. write the long part to a file in the checkout and send its path)`,
       ),
     );
   }

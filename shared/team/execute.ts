@@ -71,5 +71,8 @@ export function boardFullProblem(state: TeamState, command: TaskCommand, events:
   const comma = before === undefined && tasks.length > 0 ? 1 : 0;
   const bytes = jsonBytes(state.tasks) + jsonBytes(alone(after)) - jsonBytes(alone(before)) + comma;
   if (bytes <= budget) return null;
-  return `this ${command.kind} would bring the board to ${bytes} bytes, over its budget of ${budget}; delete finished tasks or shorten descriptions and write scopes, then retry`;
+  return (
+    `this ${command.kind} would bring the board to ${bytes} bytes, over its budget of ${budget}; ` +
+    `delete finished tasks or shorten descriptions and write scopes, then retry`
+  );
 }

@@ -1099,7 +1099,8 @@ describe('reported cases', () => {
           const task = current.tasks.find((t) => t.id === id);
           if (!task || task.subject !== expected.subject || task.description !== expected.description || task.revision !== expected.revision) {
             violations.push(
-              `task ${id} after continue-as-new is ${task ? `rev ${task.revision}, description of ${task.description.length} chars` : 'missing'}; expected rev ${expected.revision}`,
+              `task ${id} after continue-as-new is ${task ? `rev ${task.revision}, description of ${task.description.length} chars` : 'missing'}; ` +
+                `expected rev ${expected.revision}`,
             );
             break;
           }
@@ -1114,7 +1115,8 @@ describe('reported cases', () => {
     }
     // Reported, not asserted: README documents TeamRollingOver as retriable.
     console.info(
-      `full board: ${model.size} tasks accepted, ${rollingOverRefusals} TeamRollingOver refusals, ${lostToRunClose} calls retried after their run closed, runs: ${chain.runs.map((r) => `${r.status}/${r.historyLength} events/${r.startInputBytes} B input`).join(', ')}`,
+      `full board: ${model.size} tasks accepted, ${rollingOverRefusals} TeamRollingOver refusals, ${lostToRunClose} calls retried after their run closed, ` +
+        `runs: ${chain.runs.map((r) => `${r.status}/${r.historyLength} events/${r.startInputBytes} B input`).join(', ')}`,
     );
     expectClean(await finishTeam(teamId, violations, { wedged: gone }));
   });

@@ -217,7 +217,11 @@ const max = (values: readonly number[]): number => values.reduce((a, b) => Math.
 
 // ---- 1. a full board that rolls over at least twice ----------------------------------------------
 
-test('a full board of maximum-size tasks rolls over at least twice: carried inputs, views and results stay within budget, the board is what the model predicts', async () => {
+// Titles too long for one line live in a const; passing it as a template literal keeps Prettier's test() layout (body not re-indented).
+const fullBoardTitle =
+  'a full board of maximum-size tasks rolls over at least twice: ' +
+  'carried inputs, views and results stay within budget, the board is what the model predicts';
+test(`${fullBoardTitle}`, async () => {
   const team = await TeamClient.start(env.client, { teamId: uniqueId('maxima-board'), taskQueue: env.worker.taskQueue });
   const sizes = new ReceivedSizes();
   const model = new BoardModel();
@@ -657,7 +661,9 @@ function messageOfBytes(bytes: number, steps: ScriptStep[]): JsonValue {
   return message as JsonValue;
 }
 
-test('a message of exactly MAX_MESSAGE_BYTES reaches a teammate whose turn then runs; one byte more is refused; the Lead does not count it busy afterwards', async () => {
+const maxMessageTitle =
+  'a message of exactly MAX_MESSAGE_BYTES reaches a teammate whose turn then runs; one byte more is refused; the Lead does not count it busy afterwards';
+test(`${maxMessageTitle}`, async () => {
   const sizes = new ReceivedSizes();
   const team = await TeamClient.start(env.client, {
     teamId: uniqueId('maxima-message'),

@@ -402,7 +402,8 @@ export function deepArray(depth: number, leaf: unknown = 'bottom'): unknown {
 /** An object whose own (not inherited) keys are `__proto__` and friends: JSON.parse makes them own properties. */
 export function protoKeyObject(extra: Record<string, unknown> = {}): Record<string, unknown> {
   const object = JSON.parse(
-    '{"__proto__":{"polluted":true,"caller":"lead","phase":"active"},"constructor":{"prototype":{"polluted":true}},"toString":"not a function","hasOwnProperty":42,"valueOf":null}',
+    '{"__proto__":{"polluted":true,"caller":"lead","phase":"active"},"constructor":{"prototype":{"polluted":true}},' +
+      '"toString":"not a function","hasOwnProperty":42,"valueOf":null}',
   ) as Record<string, unknown>;
   for (const [key, value] of Object.entries(extra)) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
   return object;

@@ -285,7 +285,8 @@ describe('client deadlines: TeamCallTimedOut says what to do next', () => {
   it("reads the Lead's health into one piece of advice", () => {
     expect(healthAdvice(health({ status: 'COMPLETED' }))).toMatch(/run is COMPLETED: the Team has finished; start a new Team/);
     expect(healthAdvice(health({ workflowTaskAttempt: 4, lastWorkflowTaskFailure: 'TypeError: boom' }))).toBe(
-      "The Lead's workflow task has failed 3 times (last recorded failure: TypeError: boom), so it answers nothing: deploy a worker that can run it (the Web UI shows the failure).",
+      "The Lead's workflow task has failed 3 times (last recorded failure: TypeError: boom), so it answers nothing: " +
+        'deploy a worker that can run it (the Web UI shows the failure).',
     );
     expect(healthAdvice(health({ workflowTaskAttempt: 2, pollers: 0 }))).toMatch(
       /has failed 1 time, so .*; no worker polls task queue "agent-teams" now either/,

@@ -91,7 +91,10 @@ describe('toActivityFailure', () => {
     expect(af.nonRetryable).toBe(true);
     expect(af.nextRetryDelay).toBeUndefined();
     expect(af.message).toMatch(
-      /^rate limited: quota \[rate_limited, HTTP 429; the provider asked to wait 300001 ms \(about 5 min\) before trying again, longer than the 5 min .*not retried: prompt again once that time has passed, or raise the provider's quota or rate limit\]$/,
+      new RegExp(
+        /^rate limited: quota \[rate_limited, HTTP 429; the provider asked to wait 300001 ms \(about 5 min\) before trying again, longer than the 5 min .*/
+          .source + /not retried: prompt again once that time has passed, or raise the provider's quota or rate limit\]$/.source,
+      ),
     );
     expect(af.details).toEqual([{ kind: 'rate_limited', status: 429, retryAfterMs: asked, capMs: MODEL_RETRY_AFTER_CAP_MS }]);
     const days = toActivityFailure(

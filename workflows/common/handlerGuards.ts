@@ -104,7 +104,9 @@ function withinBudget<T>(updateName: string, result: T): T {
   if (bytes <= PAYLOAD_BUDGET_BYTES) return result;
   throw ApplicationFailure.create({
     type: 'PayloadTooLarge',
-    message: `${updateName}'s result would be ${bytes} bytes, over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget; read less at once (readTask for one task) and report this with the Team id`,
+    message:
+      `${updateName}'s result would be ${bytes} bytes, over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget; ` +
+      `read less at once (readTask for one task) and report this with the Team id`,
     nonRetryable: true,
   });
 }
@@ -116,7 +118,9 @@ function typedFailure(error: unknown): Error {
   const message = errorMessage(error);
   return ApplicationFailure.create({
     type: TEAM_INTERNAL_ERROR,
-    message: `the Lead could not handle this call (${message.slice(0, 500)}); this is a bug: report it with the Team id, and check the Team's state before retrying`,
+    message:
+      `the Lead could not handle this call (${message.slice(0, 500)}); ` +
+      `this is a bug: report it with the Team id, and check the Team's state before retrying`,
     nonRetryable: true,
   });
 }

@@ -56,7 +56,9 @@ export function createRoster(ctx: LeadContext) {
       await control.stopTeammate({ workflowId: record.workflowId });
       throw ApplicationFailure.create({
         type: PROVISIONING_CONFLICT,
-        message: `teammate "${record.name}" was settled as ${member(record.name).phase} by recovery while its creation reported ${outcome.phase}; the child was drained, spawn under a new name`,
+        message:
+          `teammate "${record.name}" was settled as ${member(record.name).phase} by recovery while its creation reported ${outcome.phase}; ` +
+          `the child was drained, spawn under a new name`,
         nonRetryable: true,
       });
     }
