@@ -70,8 +70,9 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
 
     /**
      * Recovery of an unterminated provisioning record from the child's independently persisted
-     * state: direct parent, workflow type and descriptor must match and the initial message must be
-     * recorded, or the child is drained and the record fails.
+     * state: direct parent, workflow type and descriptor must match, the child must be running and
+     * the initial message must be recorded; otherwise the record fails (a running impostor is
+     * drained). If this activity exhausts its retries, the Lead fails the record itself.
      */
     async reconcileTeammate(input: ReconcileTeammateInput): Promise<ReconcileOutcome> {
       const handle = client.workflow.getHandle(input.workflowId);
@@ -93,7 +94,15 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
       if (!memo || memo.teamId !== d.teamId || memo.name !== d.name || memo.context !== d.context || memo.initialMessageId !== d.initialMessageId) {
         return fail('corrupt or mismatched teammate descriptor');
       }
-      if (description.status.name !== 'RUNNING') return fail(`child already ${description.status.name.toLowerCase()}`);
+      // A genuine child that has already closed (cancelled by a drain or disposal, terminated by an
+      // operator, failed) is none of the seed's failure causes. It proves its creation was admitted
+      // (the initial message is part of its start input) but not a member: a closed execution takes
+      // no message, and its reserved id is never started again. So the record fails, with the close
+      // status as the reason; nothing is drained, because nothing is left running.
+      if (description.status.name !== 'RUNNING') {
+        const status = description.status.name.toLowerCase();
+        return { phase: 'failed', reason: `genuine child already ${status}: admitted once, but a closed child can take no message`, drained: false };
+      }
       const state = await handle.query(getTeammateStateQuery);
       if (!state.seenMessageIds.includes(d.initialMessageId)) return fail('initial message missing from the child');
       return { phase: 'active' };

@@ -19,7 +19,7 @@ function table(rows: string[][]): string {
 
 export function formatRoster(view: TeamView, live: Record<string, LiveStatus>): string {
   const rows = [['NAME', 'ROLE', 'PHASE', 'LIVE', 'WORKFLOW ID']];
-  rows.push([view.lead.name, 'lead', view.lead.phase, '', view.teamId]);
+  rows.push([view.lead.name, 'lead', view.lead.phase, view.lead.status ?? '', view.teamId]);
   for (const m of view.members) rows.push([m.name, 'teammate', m.phase, live[m.name] ?? '', m.workflowId]);
   return table(rows);
 }

@@ -15,6 +15,7 @@ import type { Attributed, LiveStatus } from '../contract';
 import { EDGE_KINDS } from '../teamEdges';
 import type { TaskMutationResult, TaskView, TeamView } from '../team';
 import {
+  LEAD,
   TASK_STATUSES,
   assignTaskBody,
   claimTaskBody,
@@ -70,6 +71,7 @@ function forModel(task: TaskView): TaskForModel {
 const taskResult = z.strictObject({ task: taskForModel });
 const liveStatus = z.enum(['starting', 'running', 'idle', 'exited']);
 const memberPhase = z.enum(['provisioning', 'active', 'failed', 'stopped']);
+const agentStatus = z.enum(['running', 'waiting', 'idle', 'answered', 'failed']);
 
 // ---- what the model reads about the wire's fields ----------------------------------------------
 
@@ -253,6 +255,8 @@ export const readRosterTool = defineTool({
   result: z.strictObject({
     maxMembers: z.number(),
     admission: z.enum(['open', 'closed']),
+    // The Lead pseudo-row, as in every view: it exists by identity; status is the Lead agent's (null without one).
+    lead: z.strictObject({ name: z.literal(LEAD), role: z.literal('lead'), phase: z.literal('active'), status: agentStatus.nullable() }),
     members: z.array(
       z.strictObject({
         name: z.string(),
@@ -269,6 +273,7 @@ export const readRosterTool = defineTool({
     return {
       maxMembers: view.maxMembers,
       admission: view.admission,
+      lead: { name: view.lead.name, role: view.lead.role, phase: view.lead.phase, status: view.lead.status },
       members: view.members.map((m) => ({
         name: m.name,
         phase: m.phase,

@@ -1,3 +1,4 @@
+import type { AgentStatus } from '../contract/agent';
 import { readinessProblem } from './decideTask';
 import type { MemberRecord } from './roster';
 import { LEAD } from './roster';
@@ -21,10 +22,13 @@ export interface TaskView extends TaskSnapshot {
   overlapsOmitted: number;
 }
 
+/** The Lead pseudo-row: it exists by identity, not as a roster record. */
 export interface LeadRow {
   name: typeof LEAD;
   role: 'lead';
   phase: 'active';
+  /** The Lead agent's status; null for a Team driven by a client, with no Lead agent. */
+  status: AgentStatus | null;
 }
 
 /** What the `getTeamView` query returns: the Lead pseudo-row, the roster, and the non-deleted tasks. */
@@ -85,12 +89,12 @@ export function boardView(state: TeamState): TaskView[] {
     });
 }
 
-export function teamView(state: TeamState): TeamView {
+export function teamView(state: TeamState, leadStatus: AgentStatus | null = null): TeamView {
   return {
     teamId: state.teamId,
     admission: state.admission,
     maxMembers: state.maxMembers,
-    lead: { name: LEAD, role: 'lead', phase: 'active' },
+    lead: { name: LEAD, role: 'lead', phase: 'active', status: leadStatus },
     members: Object.values(state.members),
     tasks: boardView(state),
     nextTaskId: state.nextTaskId,

@@ -152,6 +152,34 @@ test('a Team tool error comes back to the model as a typed result, and teammates
   await team.dispose();
 });
 
+test("read_roster shows the Lead pseudo-row with the Lead agent's status, to the Lead and to a teammate", async () => {
+  const team = await startAgentTeam(env.client, env.worker.taskQueue, {
+    profile: 'team',
+    prompt: scriptText(tool('read_roster'), tool('spawn_teammate', { name: 'reader', message: script(tool('read_roster')) }), answer('done')),
+  });
+  const lead = await answered(team);
+  const leadRoster = lead.conversation.find((e) => e.role === 'tool' && e.toolName === 'read_roster');
+  // The Lead reads the roster in its own running turn, before any member exists: the Lead row only.
+  expect(toolResult(leadRoster!)).toEqual({
+    maxMembers: 8,
+    admission: 'open',
+    lead: { name: 'lead', role: 'lead', phase: 'active', status: 'running' },
+    members: [],
+  });
+  const reader = await eventually(
+    () => teammateState(team, 'reader'),
+    (s) => s.turns === 1 && s.status === 'idle',
+  );
+  // What the teammate's model read, as its conversation recorded it: the Lead row first, with the
+  // Lead agent's status at that moment (its turn, or its wait for required work), then the roster.
+  const readerRoster = toolResult(reader.conversation.find((e) => e.role === 'tool' && e.toolName === 'read_roster')!);
+  expect(readerRoster.lead).toEqual({ name: 'lead', role: 'lead', phase: 'active', status: expect.stringMatching(/^(running|waiting)$/) });
+  expect(readerRoster.members).toEqual([expect.objectContaining({ name: 'reader', context: 'fresh' })]);
+  // getTeamView shows the same row; the Lead has answered by now.
+  expect((await team.view()).lead).toEqual({ name: 'lead', role: 'lead', phase: 'active', status: 'answered' });
+  await team.dispose();
+});
+
 test('the default profile has no Team tools; ordinary subagents answer, take follow-ups and are closed outside the roster', async () => {
   const teamId = uniqueId('solo');
   const agentId = `${teamId}/subagent/1`;

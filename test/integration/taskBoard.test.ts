@@ -20,7 +20,7 @@ test('a task goes through create, claim, complete with one revision per mutation
   const done = await team.transitionTask({ taskId: 1, expectedRevision: 2, status: 'completed' });
   expect(done.task).toMatchObject({ revision: 3, status: 'completed' });
   const view = await team.view();
-  expect(view.lead).toEqual({ name: 'lead', role: 'lead', phase: 'active' });
+  expect(view.lead).toEqual({ name: 'lead', role: 'lead', phase: 'active', status: null });
   expect(view.tasks.map((t) => [t.id, t.revision, t.status])).toEqual([[1, 3, 'completed']]);
 });
 

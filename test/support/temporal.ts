@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import type { ModelProvider } from '../../shared/model';
-import { createTeamWorker } from '../../worker/createWorker';
+import { createTeamWorker, type TeamWorkerOptions } from '../../worker/createWorker';
 
 let runtimeInstalled = false;
 function quietRuntime(): void {
@@ -49,7 +49,12 @@ export function tempCheckout(): string {
 /** An in-process worker on its own task queue, running until stop(). Work tools act on `checkoutRoot` (default: a temp dir). */
 export async function startWorker(
   taskQueue: string = uniqueId('tq'),
-  options: { checkoutRoot?: string; modelProvider?: ModelProvider } = {},
+  options: {
+    checkoutRoot?: string;
+    modelProvider?: ModelProvider;
+    /** Activities that replace or join the project's own (a test makes one activity's body fail; the server retries it for real). */
+    extraActivities?: TeamWorkerOptions['extraActivities'];
+  } = {},
 ): Promise<RunningWorker & { checkoutRoot: string }> {
   quietRuntime();
   const connection = await NativeConnection.connect({ address: address() });
@@ -60,6 +65,7 @@ export async function startWorker(
     taskQueue,
     checkoutRoot,
     ...(options.modelProvider ? { modelProvider: options.modelProvider } : {}),
+    ...(options.extraActivities ? { extraActivities: options.extraActivities } : {}),
   });
   const running = worker.run();
   return {

@@ -32,6 +32,7 @@ function table() {
     closingNow: () => false,
     forkSeed: () => [],
     memberCheckout: () => ({ cwd: '.' }),
+    leadStatus: () => null,
   };
   const roster = createRoster(ctx);
   return {

@@ -65,7 +65,7 @@ describe('Team state and view', () => {
 
   it('teamView of an empty Team still shows the Lead pseudo-row', () => {
     const view = teamView(emptyTeamState(TEAM_ID));
-    expect(view.lead).toEqual({ name: 'lead', role: 'lead', phase: 'active' });
+    expect(view.lead).toEqual({ name: 'lead', role: 'lead', phase: 'active', status: null });
     expect(view.members).toEqual([]);
     expect(view.tasks).toEqual([]);
     expect(view.teamId).toBe(TEAM_ID);

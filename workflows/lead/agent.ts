@@ -76,7 +76,7 @@ export class LeadAgentRunner {
         // A synchronous operation's result is returned as it is: awaiting it would add a promise step and reorder commands.
         return (result instanceof Promise ? await result : result) as Ret;
       },
-      roster: () => Promise.resolve({ view: teamView(run.state.team), liveStatus: run.state.liveStatus }),
+      roster: () => Promise.resolve({ view: teamView(run.state.team, this.deps.agent.state.status), liveStatus: run.state.liveStatus }),
     };
   }
 

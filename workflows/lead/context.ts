@@ -1,5 +1,5 @@
 /** What the Lead's operations share: this run, the run's input and clock, and the Lead agent's parts a spawn needs. */
-import type { ConversationEntry } from '../../shared/contract';
+import type { AgentStatus, ConversationEntry } from '../../shared/contract';
 import type { LeadRunInput } from '../../shared/lead/carried';
 import type { LeadRun } from './leadRun';
 
@@ -14,4 +14,6 @@ export interface LeadContext {
   forkSeed(): ConversationEntry[];
   /** Where members' work tools run and the directory they start in. */
   memberCheckout(): { cwd: string; checkoutTaskQueue?: string };
+  /** The Lead agent's status for the Lead pseudo-row of every view; null without a Lead agent. */
+  leadStatus(): AgentStatus | null;
 }

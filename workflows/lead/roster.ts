@@ -4,7 +4,7 @@
  * disposing of the Team. The decisions are the pure core's (shared/lead/decide.ts).
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ApplicationFailure, condition, getExternalWorkflowHandle } from '@temporalio/workflow';
+import { ApplicationFailure, condition, getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
 import type { InterruptResult, ReconcileOutcome, SpawnTeammateResult, TeammateDescriptor } from '../../shared/contract';
 import { errorMessage } from '../../shared/errors';
@@ -30,6 +30,23 @@ import { LEAD, reject, teamView } from '../../shared/team';
 import { interruptRequestSchema } from '../../shared/team/requestSchemas';
 import { control, startSessionChild } from './children';
 import type { LeadContext } from './context';
+
+/** The innermost message of a failure chain (an activity's ActivityFailure wraps the error its body threw). */
+function innermostMessage(error: unknown): string {
+  let current = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return errorMessage(current);
+}
+
+/**
+ * What a reconciliation that exhausted its retries settles: the record fails with the reason, and the
+ * Lead goes on. Nothing is known about the child then, so nothing is drained here; a failed record
+ * stays cleanup-owned (disposal stops it). Cancellation is not giving up: it propagates.
+ */
+export function reconciliationGaveUp(error: unknown): ReconcileOutcome {
+  if (isCancellation(error)) throw error;
+  return { phase: 'failed', reason: `reconciliation gave up after its retries: ${innermostMessage(error)}`.slice(0, MAX_STATUS_TEXT_LENGTH), drained: false };
+}
 
 export function createRoster(ctx: LeadContext) {
   const { run, input, teamId } = ctx;
@@ -115,10 +132,16 @@ export function createRoster(ctx: LeadContext) {
         outcome = { phase: 'active' };
       } catch (error) {
         // The reserved id is taken (e.g. this Lead was reset after starting it): ask the child.
-        outcome =
-          error instanceof WorkflowExecutionAlreadyStartedError
-            ? await control.reconcileTeammate({ workflowId: record.workflowId, descriptor })
-            : { phase: 'failed', reason: errorMessage(error), drained: false };
+        if (error instanceof WorkflowExecutionAlreadyStartedError) {
+          // A try around the await adds no promise step: the success path completes as before.
+          try {
+            outcome = await control.reconcileTeammate({ workflowId: record.workflowId, descriptor });
+          } catch (reconcileError) {
+            outcome = reconciliationGaveUp(reconcileError);
+          }
+        } else {
+          outcome = { phase: 'failed', reason: errorMessage(error), drained: false };
+        }
       }
       await settle(record, outcome, messageBytes(spawnRequest.message));
       return done({ member: member(record.name), initialMessageId: descriptor.initialMessageId });
@@ -131,7 +154,14 @@ export function createRoster(ctx: LeadContext) {
   const recoverProvisioning = (): Promise<unknown> =>
     Promise.all(
       unsettledProvisioning(run.state, (name) => run.creating(name)).map(async (record) => {
-        const outcome = await control.reconcileTeammate({ workflowId: record.workflowId, descriptor: descriptorOf(record) });
+        // Recovery never fails the Lead: reconciliation that exhausts its retries settles the record
+        // failed with the reason (the try adds no promise step to the path that succeeds).
+        let outcome: ReconcileOutcome;
+        try {
+          outcome = await control.reconcileTeammate({ workflowId: record.workflowId, descriptor: descriptorOf(record) });
+        } catch (error) {
+          outcome = reconciliationGaveUp(error);
+        }
         // Only a record still unsettled is recovery's to settle. If a creator in this run settled it
         // meanwhile, the creator owns any disagreement (it drains and reports ProvisioningConflict).
         if (member(record.name).phase === 'provisioning') await settle(record, outcome);
@@ -172,7 +202,7 @@ export function createRoster(ctx: LeadContext) {
       });
     }
     run.disposeRequested = true;
-    return teamView(run.state.team);
+    return teamView(run.state.team, ctx.leadStatus());
   };
 
   return {

@@ -66,6 +66,7 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
       cwd: agent.state.cwd,
       ...(input.agent?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: input.agent.checkoutTaskQueue } : {}),
     }),
+    leadStatus: () => (agent.enabled ? agent.state.status : null),
   };
   const roster = createRoster(ctx);
   const mailbox = createMailbox(ctx, roster);
@@ -111,7 +112,7 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
 
   // ---- queries -------------------------------------------------------------------------------
   setHandler(contract.getAgentStateQuery, () => agent.view());
-  setHandler(contract.getTeamViewQuery, () => teamView(run.state.team));
+  setHandler(contract.getTeamViewQuery, () => teamView(run.state.team, ctx.leadStatus()));
   setHandler(contract.getTaskQuery, (request?: { taskId: number }) => {
     const taskId: unknown = typeof request === 'object' && request !== null ? Object.getOwnPropertyDescriptor(request, 'taskId')?.value : undefined;
     return Number.isSafeInteger(taskId) ? (own(run.state.team.tasks, taskKey(taskId as number)) ?? null) : null;
@@ -148,7 +149,7 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   if (!run.disposeRequested) {
     return await continueAsNew<TeamLeadWorkflow>(nextRunInput(input, run, agent));
   }
-  return { view: teamView(run.state.team) };
+  return { view: teamView(run.state.team, ctx.leadStatus()) };
 };
 
 /**
