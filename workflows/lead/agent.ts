@@ -11,7 +11,7 @@ import { runSubagentToolCall, runTeamToolCall } from '../../shared/agent/dispatc
 import { toolsetOf } from '../../shared/agent/profiles';
 import type { TeamToolContext } from '../../shared/agent/teamTools';
 import type { AgentStatus, Attributed, ConversationEntry } from '../../shared/contract';
-import { errorMessage } from '../../shared/errors';
+import { innermostMessage } from '../../shared/errors';
 import { takePending } from '../../shared/inbox';
 import { REQUIRED_WORK_WAIT_MS, busyMembers, nextStepAfterReply, receiveForLead } from '../../shared/lead';
 import { LEAD, teamView } from '../../shared/team';
@@ -126,7 +126,7 @@ export class LeadAgentRunner {
         agent.note({ event: 'turn cancelled (the Team is being disposed)' });
         return 'done';
       }
-      const message = failureMessage(error);
+      const message = innermostMessage(error);
       agent.note({ event: 'turn failed', error: message.slice(0, MAX_STATUS_TEXT_LENGTH) });
       agent.state.lastError = `${message.slice(0, MAX_STATUS_TEXT_LENGTH)}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again`;
       this.setStatus('failed');
@@ -186,15 +186,4 @@ export class LeadAgentRunner {
     const { run, agent, now } = this.deps;
     run.apply(receiveForLead({ messageId: `${this.deps.teamId}/lead/nudge-${agent.state.turns}-${agent.state.nudges}`, from: LEAD, content, sentAt: now() }));
   }
-}
-
-/** The innermost message of an activity failure chain (the model's typed error, not "Activity task failed"). */
-function failureMessage(error: unknown): string {
-  let current: unknown = error;
-  let message = errorMessage(error);
-  while (current instanceof Error) {
-    message = current.message || message;
-    current = current.cause;
-  }
-  return message;
 }

@@ -7,7 +7,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ApplicationFailure, condition, getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
 import type { InterruptResult, ReconcileOutcome, SpawnTeammateResult, TeammateDescriptor } from '../../shared/contract';
-import { errorMessage } from '../../shared/errors';
+import { errorMessage, innermostMessage } from '../../shared/errors';
 import { DISPOSAL_FAILED, PROVISIONING_CONFLICT, rejectionFailure } from '../../shared/failures';
 import type { InboxMessage } from '../../shared/inbox';
 import {
@@ -30,13 +30,6 @@ import { LEAD, reject, teamView } from '../../shared/team';
 import { interruptRequestSchema } from '../../shared/team/requestSchemas';
 import { control, startSessionChild } from './children';
 import type { LeadContext } from './context';
-
-/** The innermost message of a failure chain (an activity's ActivityFailure wraps the error its body threw). */
-function innermostMessage(error: unknown): string {
-  let current = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  return errorMessage(current);
-}
 
 /**
  * What a reconciliation that exhausted its retries settles: the record fails with the reason, and the
