@@ -56,8 +56,11 @@ export const deleteTaskUpdate = defineUpdate<TaskMutationResult, [DeleteTaskRequ
 export const readTaskUpdate = defineUpdate<TaskView, [ReadTaskRequest]>('readTask');
 export const listTasksUpdate = defineUpdate<TaskView[], [Attributed]>('listTasks');
 /**
- * Lead-only. Closes admission, awaits admitted spawns and sends, stops every live or failed child
- * recorded by the roster (waiting until each has exited), then completes the Lead with its final view.
+ * Lead-only. Closes admission in the activation that accepts it (spawns and sends get
+ * TeamAdmissionClosed from then on), wakes waits in progress with `rollover` and awaits the spawns
+ * and sends already admitted, stops the Lead's subagents and every live or failed child recorded by
+ * the roster (waiting until each has exited), then completes the Lead with its final view. A child
+ * that cannot be stopped fails it with DisposalFailed; admission stays closed and a retry completes it.
  */
 export const disposeTeamUpdate = defineUpdate<TeamView, [Attributed]>('disposeTeam');
 
@@ -109,6 +112,7 @@ export interface WaitForEdgeRequest extends Attributed {
   timeoutMs: number;
   kinds?: EdgeKind[];
 }
+/** `rollover`: the Lead run stopped serving waits (it continues as new, or a disposal began); re-read the roster. */
 export type WaitResult = { woke: 'edge'; edge: TeamEdge } | { woke: 'timeout' } | { woke: 'rollover' };
 /** Blocks until the next roster, mailbox, task or status edge after the call began, or the timeout. */
 export const waitForEdgeUpdate = defineUpdate<WaitResult, [WaitForEdgeRequest]>('waitForEdge');

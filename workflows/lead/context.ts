@@ -8,7 +8,7 @@ export interface LeadContext {
   input: LeadRunInput;
   teamId: string;
   now(): string;
-  /** True once this run stopped taking new work (rolling over or disposed): waits wake. */
+  /** True once this run stopped taking new work (rolling over, or a disposal in progress or done): waits wake. */
   closingNow(): boolean;
   /** The Lead's completed-turn prefix, the durable seed of a fork teammate. */
   forkSeed(): ConversationEntry[];

@@ -21,6 +21,11 @@ export class LeadRun {
   /** Admitted spawns and sends still running; disposal waits for them. */
   operationsInFlight = 0;
   disposeRequested = false;
+  /**
+   * Set in the activation that accepts disposeTeam (runs with the dispose-closes-admission-first
+   * patch only): waits wake, the Lead agent starts no further turn, watch notifications stop.
+   */
+  disposing = false;
   /** Signals this run ignored, by reason (getLeadRunInfo). */
   readonly ignored: IgnoredSignals = noIgnoredSignals();
   /** Names whose creator (a spawnTeammate handler) is running in this run. */

@@ -5,6 +5,7 @@
  * same way, and produces the same history.
  */
 import type { UpdateDefinition } from '@temporalio/common';
+import { patched } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
 import type { InboxAcceptance } from '../../shared/contract';
 import { rollingOverFailure } from '../../shared/failures';
@@ -25,6 +26,7 @@ import type { TaskCommandKind } from '../../shared/team';
 import { LEAD, mutationResult, taskKey, taskView, teamView } from '../../shared/team';
 import { callerOnlySchema, readTaskRequestSchema } from '../../shared/team/requestSchemas';
 import type { LeadContext } from './context';
+import { DISPOSE_CLOSES_ADMISSION_FIRST_PATCH, createDisposal } from './disposal';
 import type { Mailbox } from './mailbox';
 import type { Roster } from './roster';
 
@@ -56,7 +58,7 @@ export interface LeadOperation {
 
 export interface LeadAgentHooks {
   agentEnabled: boolean;
-  /** Disposal first cancels the Lead's turn and stops its subagents. */
+  /** Disposal cancels the Lead's turn and stops its subagents (disposal.ts). */
   cancelTurn(): void;
   stopSubagents(): Promise<void>;
 }
@@ -107,6 +109,14 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
     const prompt = parsePrompt(request);
     run.require(decidePrompt(run.state, prompt, agent.agentEnabled));
     return prompt;
+  };
+
+  const disposal = createDisposal(ctx, agent);
+  /** The order of runs recorded before DISPOSE_CLOSES_ADMISSION_FIRST_PATCH; kept as it was, promise steps included. */
+  const disposeInTheOldOrder = async () => {
+    agent.cancelTurn();
+    await agent.stopSubagents();
+    return roster.dispose();
   };
 
   const operations: LeadOperation[] = [
@@ -187,11 +197,10 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
       'never',
       false,
       (request) => run.require(decideLeadOnly(parseWith('disposeTeam', callerOnlySchema, request).caller, 'disposeTeam')),
-      async () => {
-        agent.cancelTurn();
-        await agent.stopSubagents();
-        return roster.dispose();
-      },
+      // Closes admission in the activation that accepts it, then aborts what can be aborted (disposal.ts).
+      // Runs recorded before the patch replay the old order: cancel the turn, stop the subagents, then
+      // roster.dispose() (close admission, await admitted operations, stop the children).
+      () => (patched(DISPOSE_CLOSES_ADMISSION_FIRST_PATCH) ? disposal.dispose() : disposeInTheOldOrder()),
       false,
     ),
   ];

@@ -60,7 +60,8 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
     input,
     teamId,
     now,
-    closingNow: () => closingNow,
+    // A disposal in progress (new runs only: run.disposing is set under the disposal patch) wakes waits too.
+    closingNow: () => closingNow || run.disposing,
     forkSeed: () => agent.forkSeed(),
     memberCheckout: () => ({
       cwd: agent.state.cwd,
@@ -82,7 +83,7 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
     operations,
     teamId,
     now,
-    closing: () => closingNow || run.disposeRequested,
+    closing: () => closingNow || run.disposeRequested || run.disposing,
     yieldForRollover: () => closingNow && !run.disposeRequested,
     stopChild: roster.stopChild,
   });

@@ -1,0 +1,94 @@
+/**
+ * Disposing of the Team, in the seed's order: close admission, abort and await the admitted
+ * creation and send operations, stop every live child the roster records (and the Lead's own
+ * subagents), then complete.
+ *
+ * What "abort" means for each operation in flight when disposal begins (docs/semantics.md#disposal):
+ *  - a spawn: its provisioning record is committed and its child start is issued in the activation
+ *    that admits it, so an admitted spawn always has a start in flight. A start cannot be taken
+ *    back, so it settles (active or failed, reconciliation included) and its caller gets its
+ *    ordinary SpawnTeammateResult; the record is the roster's, and disposal stops its child like
+ *    any other;
+ *  - a send: its signal is issued in the activation that admits it and cannot be unsent, so it
+ *    finishes and its caller gets its ordinary InboxAcceptance (or MemberUnavailable);
+ *  - a wait (waitForEdge) in progress: aborted. It wakes at once with `{ woke: 'rollover' }`, the
+ *    result a wait already gets when the run it waits on stops serving (continue-as-new); it says
+ *    "re-read the roster", which then shows admission closed. Waits that arrive during disposal
+ *    return the same at once;
+ *  - the Lead's own turn: cancelled (its tools' calls end with the cancellation), and the Lead agent
+ *    starts no further turn;
+ *  - any new spawn or send (an Update, a teammate's tool, the Lead's own tool): refused with
+ *    TeamAdmissionClosed from the activation that accepts disposeTeam on.
+ * A child that cannot be stopped fails disposal with DisposalFailed; admission stays closed and a
+ * retry of disposeTeam stops what is left.
+ */
+import { ApplicationFailure, condition } from '@temporalio/workflow';
+import { innermostMessage } from '../../shared/errors';
+import { DISPOSAL_FAILED } from '../../shared/failures';
+import { childrenToStop, decideCloseTeam, decideStop } from '../../shared/lead';
+import type { TeamView } from '../../shared/team';
+import { teamView } from '../../shared/team';
+import { control } from './children';
+import type { LeadContext } from './context';
+
+/**
+ * Patch id of the disposal order above. Runs recorded before it (every history in test/histories/
+ * ends with a disposal) replay the old order: cancel the Lead's turn, stop its subagents, then
+ * close admission, await admitted operations and stop the roster's children (`roster.dispose`).
+ * New runs record the marker and take the new order. Never rename or reuse it.
+ */
+export const DISPOSE_CLOSES_ADMISSION_FIRST_PATCH = 'dispose-closes-admission-first-v1';
+
+export interface DisposalHooks {
+  /** Cancels the Lead agent's turn in progress, if any. */
+  cancelTurn(): void;
+  /** Stops the Lead's open subagents, each until it has exited. */
+  stopSubagents(): Promise<void>;
+}
+
+export function createDisposal(ctx: LeadContext, hooks: DisposalHooks) {
+  const { run } = ctx;
+
+  /** After admission closed: admitted spawns and sends settle, then every recorded child is stopped. */
+  const stopEverything = async (): Promise<TeamView> => {
+    await condition(() => run.operationsInFlight === 0);
+    const failures: string[] = [];
+    try {
+      await hooks.stopSubagents();
+    } catch (error) {
+      failures.push(`the Lead's subagents: ${innermostMessage(error)}`);
+    }
+    // Includes the children of spawns that settled after admission closed, and failed records (cleanup-owned).
+    for (const record of childrenToStop(run.state)) {
+      try {
+        await control.stopTeammate({ workflowId: record.workflowId });
+        run.commit(decideStop(run.state, record.name, ctx.now()));
+      } catch (error) {
+        failures.push(`${record.name}: ${innermostMessage(error)}`);
+      }
+    }
+    if (failures.length > 0) {
+      throw ApplicationFailure.create({
+        type: DISPOSAL_FAILED,
+        message: `could not stop ${failures.join('; ')}; admission stays closed, retry disposeTeam`,
+        nonRetryable: true,
+      });
+    }
+    run.disposeRequested = true;
+    return teamView(run.state.team, ctx.leadStatus());
+  };
+
+  /**
+   * Not async on purpose: everything before `stopEverything`'s first await runs in the activation
+   * that accepts disposeTeam, so no spawn or send is admitted after it. A retry finds admission
+   * closed already (no new event) and stops what is left.
+   */
+  const dispose = (): Promise<TeamView> => {
+    run.commit(decideCloseTeam(run.state, ctx.now()));
+    run.disposing = true;
+    hooks.cancelTurn();
+    return stopEverything();
+  };
+
+  return { dispose };
+}
