@@ -3,31 +3,43 @@
  * only their types.
  */
 import { Context } from '@temporalio/activity';
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client';
 import { TeamClient } from '../client/teamClient';
-import type { ReconcileOutcome, ReconcileTeammateInput, RunTeamToolInput, TeamActivities, TeammateDescriptor } from '../shared/contract';
+import type { ReconcileOutcome, ReconcileTeammateInput, RunTeamToolInput, TeamActivities } from '../shared/contract';
 import { getTeammateStateQuery, TEAMMATE_WORKFLOW_TYPE } from '../shared/contract';
 import { runTeamToolCall } from '../shared/agent/dispatch';
 import type { DispatchResult } from '../shared/agent/loop';
+import { errorMessage } from '../shared/errors';
+import { descriptorProblem } from '../shared/session/descriptor';
+
+/** temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING (the proto package is not a dependency here). */
+const WORKFLOW_EXECUTION_STATUS_RUNNING = 1;
+/** The gRPC status of a describe for an id that holds no workflow. */
+const GRPC_NOT_FOUND = 5;
 
 export interface ActivityDependencies {
   client: Client;
 }
 
 export function createActivities({ client }: ActivityDependencies): TeamActivities {
+  /** The raw description: describe() also decodes the memo, and an impostor's memo may not decode. Null if absent. */
+  async function rawDescription(workflowId: string) {
+    try {
+      return await client.workflowService.describeWorkflowExecution({ namespace: client.options.namespace, execution: { workflowId } });
+    } catch (error) {
+      if (isGrpcServiceError(error) && Number(error.code) === GRPC_NOT_FOUND) return null;
+      throw error;
+    }
+  }
+
   /** Waits until a workflow has closed (any status); false if it does not exist. */
   async function awaitClosed(workflowId: string): Promise<boolean> {
-    const handle = client.workflow.getHandle(workflowId);
-    try {
-      for (;;) {
-        const description = await handle.describe();
-        if (description.status.name !== 'RUNNING') return true;
-        Context.current().heartbeat();
-        await Context.current().sleep(250);
-      }
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return false;
-      throw error;
+    for (;;) {
+      const raw = await rawDescription(workflowId);
+      if (raw === null) return false;
+      if (Number(raw.workflowExecutionInfo?.status) !== WORKFLOW_EXECUTION_STATUS_RUNNING) return true;
+      Context.current().heartbeat();
+      await Context.current().sleep(250);
     }
   }
 
@@ -41,6 +53,19 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
       if (!/already completed|not found/i.test(String(error))) throw error;
     }
     await awaitClosed(workflowId);
+  }
+
+  /** The memo entry that does not decode (its key and the error), or null when every entry decodes. */
+  async function undecodableMemo(workflowId: string): Promise<string | null> {
+    const raw = await rawDescription(workflowId);
+    for (const [key, payload] of Object.entries(raw?.workflowExecutionInfo?.memo?.fields ?? {})) {
+      try {
+        client.options.loadedDataConverter.payloadConverter.fromPayload(payload);
+      } catch (error) {
+        return `${key}: ${errorMessage(error)}`.slice(0, 300);
+      }
+    }
+    return null;
   }
 
   return {
@@ -76,24 +101,26 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
      */
     async reconcileTeammate(input: ReconcileTeammateInput): Promise<ReconcileOutcome> {
       const handle = client.workflow.getHandle(input.workflowId);
+      const fail = async (reason: string): Promise<ReconcileOutcome> => {
+        await drain(input.workflowId);
+        return { phase: 'failed', reason, drained: true };
+      };
       let description;
       try {
         description = await handle.describe();
       } catch (error) {
         if (error instanceof WorkflowNotFoundError) return { phase: 'failed', reason: 'absent: no child workflow with the reserved id', drained: false };
+        // A memo whose bytes do not decode fails describe() itself: corruption, not a transient error
+        // to retry. No worker can run that workflow either (its tasks fail decoding the memo), so it
+        // cannot take a cancellation: it is not drained here, and stays cleanup-owned by the record.
+        const undecodable = await undecodableMemo(input.workflowId);
+        if (undecodable !== null) return { phase: 'failed', reason: `corrupt teammate descriptor: the memo does not decode (${undecodable})`, drained: false };
         throw error;
       }
-      const fail = async (reason: string): Promise<ReconcileOutcome> => {
-        await drain(input.workflowId);
-        return { phase: 'failed', reason, drained: true };
-      };
       if (description.type !== TEAMMATE_WORKFLOW_TYPE) return fail(`mismatched workflow type ${description.type}`);
       if (description.parentExecution?.workflowId !== input.descriptor.teamId) return fail('mismatched parent: not a direct child of this Lead');
-      const memo = description.memo?.agentTeam as Partial<TeammateDescriptor> | undefined;
-      const d = input.descriptor;
-      if (!memo || memo.teamId !== d.teamId || memo.name !== d.name || memo.context !== d.context || memo.initialMessageId !== d.initialMessageId) {
-        return fail('corrupt or mismatched teammate descriptor');
-      }
+      const problem = descriptorProblem(description.memo?.agentTeam, input.descriptor);
+      if (problem !== null) return fail(problem);
       // A genuine child that has already closed (cancelled by a drain or disposal, terminated by an
       // operator, failed) is none of the seed's failure causes. It proves its creation was admitted
       // (the initial message is part of its start input) but not a member: a closed execution takes
@@ -103,8 +130,9 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
         const status = description.status.name.toLowerCase();
         return { phase: 'failed', reason: `genuine child already ${status}: admitted once, but a closed child can take no message`, drained: false };
       }
+      // Seen covers both cases the seed recognizes: still pending in the inbox, or already taken into the conversation.
       const state = await handle.query(getTeammateStateQuery);
-      if (!state.seenMessageIds.includes(d.initialMessageId)) return fail('initial message missing from the child');
+      if (!state.seenMessageIds.includes(input.descriptor.initialMessageId)) return fail('initial message missing from the child');
       return { phase: 'active' };
     },
 

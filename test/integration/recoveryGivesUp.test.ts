@@ -17,17 +17,12 @@
  * its creation was admitted, but a closed child takes no message and its id is never started
  * again, so the record fails with the close status; nothing is drained.
  */
-import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import Long from 'long';
 import { TeamClient } from '../../client/teamClient';
-import { TEAM_LEAD_WORKFLOW_TYPE } from '../../shared/contract';
-import type { LeadRunInput } from '../../shared/lead/carried';
-import { applyLeadAll, decideSpawnTeammate, emptyLeadState } from '../../shared/lead';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
-import { AGENT_TEAM_ID, AGENT_TEAM_ROLE } from '../../shared/searchAttributes';
-import { LEAD, teammateWorkflowId } from '../../shared/team';
+import { teammateWorkflowId } from '../../shared/team';
 import { chainReport } from '../support/adversarial';
+import { provisioningRunInput, resetBeforeSettled, startLeadRun } from '../support/reconciliation';
 import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
 import { eventually, rejectionOf, runningWorkflowsOfTeam, teammateState } from '../support/teams';
 
@@ -58,23 +53,6 @@ afterAll(async () => {
   await closeClient?.();
 });
 
-/** Resets the Lead to the workflow task that started `name`'s child: the replayed spawn finds the reserved id taken. */
-async function resetBeforeSettled(team: TeamClient, reason: string): Promise<string> {
-  const history = await team.handle().fetchHistory();
-  const initiated = history.events?.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
-  const resetPoint = initiated?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowTaskCompletedEventId;
-  expect(resetPoint).toBeDefined();
-  const { runId: oldRunId } = await team.handle().describe();
-  await client.workflowService.resetWorkflowExecution({
-    namespace: 'default',
-    workflowExecution: { workflowId: team.teamId, runId: oldRunId },
-    workflowTaskFinishEventId: Long.fromValue(resetPoint!),
-    requestId: randomUUID(),
-    reason,
-  });
-  return oldRunId;
-}
-
 /** The activity's 5 attempts with the default backoff (1, 2, 4, 8 s) take about 15 s. */
 const GIVE_UP_MS = 90_000;
 
@@ -92,24 +70,10 @@ async function expectServing(team: TeamClient, newName: string): Promise<void> {
 test('recovery that exhausts reconciliation settles the record failed and never fails the Lead', async () => {
   const teamId = uniqueId('recovery-gives-up');
   // The state a run hands on while 'pending-hand' is still provisioning: the record, no settle.
-  const at = new Date().toISOString();
-  const empty = emptyLeadState(teamId, 8);
-  const spawn = decideSpawnTeammate(empty, { caller: LEAD, name: 'pending-hand', context: 'fresh', model: null, message: 'start' }, at);
-  if (!spawn.ok) throw new Error('the spawn decision was refused');
-  const carried = { ...applyLeadAll(empty, spawn.events, at), continuedRuns: 1 };
-  expect(carried.team.members['pending-hand']?.phase).toBe('provisioning');
-  const input: LeadRunInput = { teamId, carried };
+  const input = provisioningRunInput(teamId, [{ name: 'pending-hand', context: 'fresh' }]);
+  expect(input.carried?.team.members['pending-hand']?.phase).toBe('provisioning');
   const callsBefore = reconcileCalls;
-  await client.workflow.start(TEAM_LEAD_WORKFLOW_TYPE, {
-    workflowId: teamId,
-    taskQueue: worker.taskQueue,
-    args: [input],
-    typedSearchAttributes: [
-      { key: AGENT_TEAM_ID, value: teamId },
-      { key: AGENT_TEAM_ROLE, value: 'lead' },
-    ],
-  });
-  const team = TeamClient.attach(client, teamId);
+  const team = await startLeadRun(client, worker.taskQueue, input);
 
   const view = await eventually(
     () => team.view(),

@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import Long from 'long';
 import { TeamClient } from '../../client/teamClient';
 import { teammateWorkflowId } from '../../shared/team';
 import { useClientAndWorkerProcesses } from '../support/harness';
+import { resetBeforeSettled } from '../support/reconciliation';
 import { tempCheckout, uniqueId } from '../support/temporal';
 import { demoAgentPrompt } from '../../scripts/demoScenario';
 import { eventually, runningWorkflowsOfTeam, teammateState } from '../support/teams';
@@ -121,19 +121,7 @@ test('a Lead reset to before a provisioning settled is reconciled from the child
   await worker(taskQueue);
   const team = await TeamClient.start(env.client, { teamId: uniqueId('drill-reset'), taskQueue });
   await team.spawnTeammate({ name: 'survivor', message: 'start' });
-  const history = await team.handle().fetchHistory();
-  const initiated = history.events?.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
-  const resetPoint = initiated?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowTaskCompletedEventId;
-  expect(resetPoint).toBeDefined();
-  const { runId: oldRunId } = await team.handle().describe();
-
-  await env.client.workflowService.resetWorkflowExecution({
-    namespace: 'default',
-    workflowExecution: { workflowId: team.teamId, runId: oldRunId },
-    workflowTaskFinishEventId: Long.fromValue(resetPoint!),
-    requestId: randomUUID(),
-    reason: 'crash drill: reset before the provisioning settled',
-  });
+  const oldRunId = await resetBeforeSettled(team, 'crash drill: reset before the provisioning settled');
 
   const settled = await eventually(
     () => team.view(),
