@@ -13,7 +13,7 @@ import type { ModelRequest } from '../../shared/model';
 import { cli } from '../support/cli';
 import { recordingScriptedModel, systemText } from '../support/recordingModel';
 import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
-import { runningWorkflowsOfTeam, toolResult } from '../support/teams';
+import { eventually, runningWorkflowsOfTeam, toolResult } from '../support/teams';
 
 const model = recordingScriptedModel();
 let client: Client;
@@ -46,6 +46,11 @@ async function answeredAncestor(): Promise<{ ancestor: TeamClient; before: LeadA
   const before = await ancestor.waitForAnswer({ timeoutMs: 120_000 });
   expect(before.finalAnswer).toBe('ancestor done');
   expect((await ancestor.view()).members.map((m) => m.name)).toEqual(['alice']);
+  // The runtime gives each member its own identity block: the teammate's names its role and Team too.
+  await eventually(
+    () => Promise.resolve(model.requests.filter((r) => systemText(r).includes(`You are teammate "alice" of Team ${ancestor.teamId}.`)).length),
+    (n) => n > 0,
+  );
   return { ancestor, before };
 }
 
