@@ -52,6 +52,12 @@ export interface LeadAgentOptions {
   cwd?: string;
   /** Task queue of the worker holding the checkout; work tools run there. Default: the Team's task queue. */
   checkoutTaskQueue?: string;
+  /**
+   * How long the Lead's reply is held while teammates are busy before the Lead gets a turn to
+   * decide (it is told who is still busy, and the hold starts again after its next reply).
+   * Default 30 minutes (REQUIRED_WORK_WAIT_MS); 1 s to 24 h.
+   */
+  requiredWorkWaitMs?: number;
 }
 
 /** `failed`: the last turn failed for good (e.g. the model rejected the request); a new prompt starts another turn. */

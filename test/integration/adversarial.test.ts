@@ -1171,6 +1171,13 @@ const leadInputCases: InputCase[] = [
   { label: 'agent: "junk"', args: (id) => [{ teamId: id, agent: 'junk' }], mode: 'strict' },
   { label: 'agent: { prompt: 42 }', args: (id) => [{ teamId: id, agent: { prompt: 42 } }], mode: 'strict' },
   { label: 'agent: unknown profile', args: (id) => [{ teamId: id, agent: { prompt: 'x', profile: 'root' } }], mode: 'strict' },
+  { label: 'agent: requiredWorkWaitMs 0', args: (id) => [{ teamId: id, agent: { prompt: 'x', requiredWorkWaitMs: 0 } }], mode: 'strict' },
+  {
+    label: 'agent: requiredWorkWaitMs of 25 hours',
+    args: (id) => [{ teamId: id, agent: { prompt: 'x', requiredWorkWaitMs: 25 * 3_600_000 } }],
+    mode: 'strict',
+  },
+  { label: 'agent: requiredWorkWaitMs "soon"', args: (id) => [{ teamId: id, agent: { prompt: 'x', requiredWorkWaitMs: 'soon' } }], mode: 'strict' },
   {
     label: 'agent: junk model, cwd, checkout queue',
     args: (id) => [{ teamId: id, agent: { prompt: 'x', model: 42, cwd: ['/'], checkoutTaskQueue: {} } }],

@@ -2,51 +2,13 @@
  * CLI composition: a Team driven only through the CLI (separate processes) on the real server,
  * then the persisted Lead and teammate histories and the final board are checked.
  */
-import { execFile } from 'node:child_process';
-import * as path from 'node:path';
-import { promisify } from 'node:util';
 import { demoAgentPrompt } from '../../scripts/demoScenario';
 import { teammateWorkflowId } from '../../shared/team';
+import { cli, cliWith } from '../support/cli';
 import { useClientAndWorker } from '../support/harness';
-import { address, uniqueId } from '../support/temporal';
+import { uniqueId } from '../support/temporal';
 
 const env = useClientAndWorker();
-const ROOT = path.resolve(__dirname, '../..');
-const run = promisify(execFile);
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  /** Killed by `killAfterMs`: the CLI did not end by itself. */
-  killed: boolean;
-  ms: number;
-}
-
-/** Runs the CLI as a separate process; with `killAfterMs`, one that has not ended by then is killed. */
-async function cliWith(options: { killAfterMs?: number }, ...args: string[]): Promise<CliResult> {
-  const started = Date.now();
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'cli/index.ts', '--address', address(), ...args], {
-      cwd: ROOT,
-      ...(options.killAfterMs !== undefined ? { timeout: options.killAfterMs, killSignal: 'SIGKILL' as const } : {}),
-    });
-    return { code: 0, stdout, stderr, killed: false, ms: Date.now() - started };
-  } catch (error) {
-    const e = error as { code?: number | string; stdout?: string; stderr?: string; killed?: boolean };
-    return {
-      code: typeof e.code === 'number' ? e.code : 1,
-      stdout: e.stdout ?? '',
-      stderr: e.stderr ?? '',
-      killed: e.killed === true,
-      ms: Date.now() - started,
-    };
-  }
-}
-
-function cli(...args: string[]): Promise<CliResult> {
-  return cliWith({}, ...args);
-}
 
 test('start, spawn, send, tasks, roster, inbox and dispose through the CLI; histories show the wire contract', async () => {
   const teamId = uniqueId('cli-team');

@@ -204,3 +204,35 @@ test('a disposal that cannot stop a child fails with DisposalFailed, admission s
   expect(health.failedWorkflowTasks).toBe(0);
   expect(health.terminatedRuns).toBe(0);
 });
+
+test("during a disposal in progress, members' sends (to the Lead and to each other) get TeamAdmissionClosed and nothing is delivered", async () => {
+  const team = await startTeam();
+  slowTeams.add(team.teamId);
+  await team.spawnTeammate({ name: 'first', message: 'stay around' });
+  await team.spawnTeammate({ name: 'second', message: 'stay around' });
+  const lead = client.workflow.getHandle(team.teamId);
+  const disposal = await lead.startUpdate<TeamView, [unknown]>('disposeTeam', {
+    args: [{ caller: 'lead' }],
+    waitForStage: WorkflowUpdateStage.ACCEPTED,
+  });
+  // Stopping each child sleeps SLOW_STOP_MS first: the disposal is still in progress while these arrive.
+  const outcomes = await Promise.all([
+    rawUpdate(client, team.teamId, 'sendMessage', [{ caller: 'first', to: 'lead', content: 'late news', messageId: 'late-to-lead' }]),
+    rawUpdate(client, team.teamId, 'sendMessage', [{ caller: 'first', to: 'second', content: 'late news', messageId: 'late-to-mate' }]),
+    rawUpdate(client, team.teamId, 'sendMessage', [{ caller: 'second', to: 'first', content: 'late news', messageId: 'late-back' }]),
+    rawUpdate(client, team.teamId, 'spawnTeammate', [{ caller: 'lead', name: 'latecomer', message: 'x' }]),
+  ]);
+  expect(outcomes.map(acceptedOrAdmissionClosed)).toEqual(Array(4).fill('refused'));
+  expect((await disposal.result()).members.map((m) => [m.name, m.phase])).toEqual([
+    ['first', 'stopped'],
+    ['second', 'stopped'],
+  ]);
+  // No refused message reached anyone: the Lead's inbox and the teammates' received counts are as before.
+  const accepted = await acceptedUpdates(team.teamId);
+  expect(accepted.filter((name) => name === 'sendMessage')).toEqual([]);
+  for (const name of ['first', 'second']) {
+    const events = (await client.workflow.getHandle(teammateWorkflowId(team.teamId, name)).fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'deliverMessage')).toEqual([]);
+  }
+  slowTeams.delete(team.teamId);
+});

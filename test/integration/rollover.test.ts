@@ -5,12 +5,22 @@
  * part of what this shows: an Update admitted but not yet accepted when the run continues as new is
  * aborted by the server with a retriable error that the SDK retries on the new run.
  */
-import type { WorkflowHandle } from '@temporalio/client';
-import { answer, scriptText, think, tool } from '../../activities/providers/scriptedModelScript';
-import { createTaskUpdate, editTaskUpdate, getAgentStateQuery, getLeadRunInfoQuery, getTeamViewQuery, TEAM_LEAD_WORKFLOW_TYPE } from '../../shared/contract';
+import { WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
+import { answer, script, scriptText, think, tool } from '../../activities/providers/scriptedModelScript';
+import { TeamClient } from '../../client/teamClient';
+import {
+  createTaskUpdate,
+  editTaskUpdate,
+  getAgentStateQuery,
+  getLeadRunInfoQuery,
+  getTeamViewQuery,
+  TEAM_LEAD_WORKFLOW_TYPE,
+  waitForEdgeUpdate,
+} from '../../shared/contract';
 import { useClientAndWorker } from '../support/harness';
 import { uniqueId } from '../support/temporal';
 import { chainReport } from '../support/adversarial';
+import { eventually, teammateState, toolResult } from '../support/teams';
 
 const env = useClientAndWorker();
 
@@ -99,3 +109,62 @@ async function driveLanes(handle: WorkflowHandle, tasks: number, edits: number):
   await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
   return failures;
 }
+
+/** Cheap attributed reads (listTasks adds no edge) until the Lead has continued as new once more. */
+async function rollOver(team: TeamClient): Promise<void> {
+  const before = (await team.runInfo()).continuedRuns;
+  for (let batch = 0; (await team.runInfo()).continuedRuns === before; batch++) {
+    expect(batch).toBeLessThan(200);
+    await Promise.all(Array.from({ length: 16 }, () => team.listTasks()));
+  }
+}
+
+test("a wait in progress when the Lead rolls over returns rollover to the waiter: a client's waitForEdge and the Lead agent's own wait_agent", async () => {
+  const team = await TeamClient.start(env.client, {
+    teamId: uniqueId('team-wait-rollover'),
+    taskQueue: env.worker.taskQueue,
+    // The Lead agent waits for a roster change, which nothing makes: only the rollover ends its wait.
+    agent: { profile: 'team', prompt: scriptText(tool('wait_agent', { timeoutMs: 600_000, kinds: ['roster'] }), answer('re-read after the wait')) },
+  });
+  await eventually(
+    () => team.handle().query(getAgentStateQuery),
+    (v) => v.conversation.some((e) => e.toolCalls?.some((c) => c.name === 'wait_agent')),
+  );
+  // A client's wait, admitted before the rollover, on edges the reads below never make.
+  const clientWait = team.handle().startUpdate(waitForEdgeUpdate, {
+    args: [{ caller: 'lead', timeoutMs: 600_000, kinds: ['roster'] }],
+    waitForStage: WorkflowUpdateStage.ACCEPTED,
+  });
+  const waiting = (await clientWait).result();
+  const firstRun = (await team.runInfo()).runId;
+  await rollOver(team);
+
+  expect(await waiting).toEqual({ woke: 'rollover' });
+  // The Lead agent's wait_agent got the same answer; its turn went on in the next run and answered.
+  const agent = await team.waitForAnswer({ timeoutMs: 120_000 });
+  expect(agent.finalAnswer).toBe('re-read after the wait');
+  const waitResult = agent.conversation.find((e) => e.role === 'tool' && e.turn === 1);
+  expect(toolResult(waitResult!)).toEqual({ woke: 'rollover' });
+  expect((await team.runInfo()).runId).not.toBe(firstRun);
+  await team.dispose();
+});
+
+test("a teammate's wait_agent in progress when the Lead rolls over is carried to the next run and wakes on the first edge there", async () => {
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('team-mate-wait-rollover'), taskQueue: env.worker.taskQueue });
+  await team.spawnTeammate({ name: 'watcher', message: script(tool('wait_agent', { timeoutMs: 600_000, kinds: ['roster'] }), answer('woke')) as never });
+  await eventually(
+    () => teammateState(team, 'watcher'),
+    (s) => s.status === 'running' && s.conversation.some((e) => e.toolCalls?.some((c) => c.name === 'wait_agent')),
+  );
+  // Its watch is with the Lead (a signal, applied whenever it lands, carried if the run is closing).
+  await rollOver(team);
+  expect((await teammateState(team, 'watcher')).status).toBe('running');
+
+  await team.spawnTeammate({ name: 'newcomer', message: 'hello' });
+  const state = await eventually(
+    () => teammateState(team, 'watcher'),
+    (s) => s.status === 'idle' && s.conversation.some((e) => e.role === 'tool'),
+  );
+  expect(toolResult(state.conversation.find((e) => e.role === 'tool')!)).toEqual({ woke: 'edge', kind: 'roster', subject: 'memberProvisioning' });
+  await team.dispose();
+});

@@ -20,6 +20,7 @@ import {
   dueNotifications,
   emptyLeadState,
   nextStepAfterReply,
+  REQUIRED_WORK_WAIT_MS,
   parseSpawn,
   rememberedResult,
   upgradeCarriedLeadState,
@@ -197,8 +198,10 @@ describe('the required-work step', () => {
     expect(nextStepAfterReply(busyTeam(), 0, true)).toMatchObject({
       kind: 'nudge',
       countsAgainstBudget: false,
-      content: { event: 'teammates are still busy', busy: ['mate'] },
+      content: { event: 'teammates are still busy', busy: ['mate'], waitedMs: REQUIRED_WORK_WAIT_MS },
     });
+    // A Lead started with its own required-work wait is told that wait's length.
+    expect(nextStepAfterReply(busyTeam(), 0, true, 5_000)).toMatchObject({ kind: 'nudge', content: { waitedMs: 5_000 } });
     const open = withOpenTask(idleTeam());
     expect(nextStepAfterReply(open, 0, false)).toMatchObject({ kind: 'nudge', countsAgainstBudget: true, content: { openTasks: [1] } });
     expect(nextStepAfterReply(open, MAX_COMPLETION_NUDGES, false)).toEqual({ kind: 'answer', openTasks: [1] });

@@ -13,6 +13,7 @@ import type { LeadRunInput } from '../../shared/lead/carried';
 import type { TeammateRunInput } from '../../shared/session/carried';
 import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MAX_TEAM_ID_LENGTH, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
 import { MAX_MEMBER_NAME_LENGTH } from '../../shared/team/roster';
+import { MAX_REQUIRED_WORK_WAIT_MS, MIN_REQUIRED_WORK_WAIT_MS } from '../../shared/lead/nextStep';
 import { jsonProblem } from '../../shared/json';
 import { deliveryProblem } from '../../shared/session/delivery';
 import { errorMessage } from '../../shared/errors';
@@ -67,6 +68,7 @@ const leadInputSchema = z.object({
       model: z.string().min(1).max(200).nullable().optional(),
       cwd: z.string().min(1).max(1_000).optional(),
       checkoutTaskQueue: z.string().min(1).max(200).optional(),
+      requiredWorkWaitMs: z.number().int().min(MIN_REQUIRED_WORK_WAIT_MS).max(MAX_REQUIRED_WORK_WAIT_MS).optional(),
     })
     .optional(),
   forkOf: z.object({ teamId, conversation }).optional(),

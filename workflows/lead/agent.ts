@@ -143,6 +143,7 @@ export class LeadAgentRunner {
     const hasMail = (): boolean => run.state.leadInbox.pending.length > 0;
     // A run that rolled over while the Lead waited for required work goes on waiting.
     let waitingForWork = agent.state.status === 'waiting' && agent.state.resumeTurn === undefined;
+    const requiredWorkWaitMs = agent.options?.requiredWorkWaitMs ?? REQUIRED_WORK_WAIT_MS;
     for (;;) {
       if (!waitingForWork) {
         // A turn the previous run yielded at a rollover goes on first, before any new mail.
@@ -159,11 +160,11 @@ export class LeadAgentRunner {
       waitingForWork = false;
       let waitedOut = false;
       for (;;) {
-        const step = nextStepAfterReply(run.state, agent.state.nudges, waitedOut);
+        const step = nextStepAfterReply(run.state, agent.state.nudges, waitedOut, requiredWorkWaitMs);
         if (step.kind === 'turn') break;
         if (step.kind === 'wait') {
           this.setStatus('waiting');
-          const woke = await condition(() => closing() || hasMail() || busyMembers(run.state).length === 0, REQUIRED_WORK_WAIT_MS);
+          const woke = await condition(() => closing() || hasMail() || busyMembers(run.state).length === 0, requiredWorkWaitMs);
           if (closing()) return;
           waitedOut = !woke;
           continue;
