@@ -18,10 +18,12 @@ import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { Semaphore, withTimeout } from 'async-mutex';
 import * as defs from '../shared/contract';
 import { TEAM_CLOSED, TEAM_ROLLING_OVER } from '../shared/failures';
+import type { AgentTeamView } from '../shared/projection/agentTeamView';
+import { MAX_REPORTED_MESSAGE_LENGTH } from '../shared/signalPayloads';
 import { errorMessage } from '../shared/errors';
 import { AGENT_TEAM_ID, AGENT_TEAM_ROLE } from '../shared/searchAttributes';
 import type { LegacyMailbox, TaskMutationResult, TaskSnapshot, TaskView, TeamView } from '../shared/team';
-import { LEAD } from '../shared/team';
+import { LEAD, isTeamRejectionType } from '../shared/team';
 import type { InboxMessage } from '../shared/inbox';
 import type { JsonValue } from '../shared/json';
 import type { EdgeKind, TeamEdge } from '../shared/teamEdges';
@@ -452,6 +454,10 @@ export class TeamClient {
   view(options?: CallOptions): Promise<TeamView> {
     return this.query(defs.getTeamViewQuery.name, options, () => this.handle().query(defs.getTeamViewQuery));
   }
+  /** The agentTeam wire projection (what the web panel shows). */
+  agentTeamView(options?: CallOptions): Promise<AgentTeamView> {
+    return this.query(defs.getAgentTeamViewQuery.name, options, () => this.handle().query(defs.getAgentTeamViewQuery));
+  }
   task(taskId: number, options?: CallOptions): Promise<TaskSnapshot | null> {
     return this.query(defs.getTaskQuery.name, options, () => this.handle().query(defs.getTaskQuery, { taskId }));
   }
@@ -519,15 +525,34 @@ export class TeamClient {
     options: CallOptions = {},
   ): Promise<Ret> {
     const deadlineMs = options.deadlineMs ?? this.updateDeadlineMs(definition.name, body);
-    return this.call(
-      definition.name,
-      deadlineMs,
-      (notAfter) =>
-        this.retrying(notAfter, () =>
-          withUpdateSlot(this.teamId, () => this.handle().executeUpdate(definition, { args: [{ ...body, caller: this.caller } as Req], updateId }), notAfter),
-        ),
-      updateId,
-    );
+    try {
+      return await this.call(
+        definition.name,
+        deadlineMs,
+        (notAfter) =>
+          this.retrying(notAfter, () =>
+            withUpdateSlot(this.teamId, () => this.handle().executeUpdate(definition, { args: [{ ...body, caller: this.caller } as Req], updateId }), notAfter),
+          ),
+        updateId,
+      );
+    } catch (error) {
+      if (error instanceof ApplicationFailure && isTeamRejectionType(error.type)) await this.reportRejection(definition.name, error.type, error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * Tells the Lead it refused `operation` (a validator's rejection never reaches its history), so
+   * the agentTeam view shows it beside the unchanged state. Best effort within the call deadline:
+   * a report that cannot be sent is dropped, never thrown instead of the rejection.
+   */
+  private async reportRejection(operation: string, type: string, message: string): Promise<void> {
+    const report: defs.RejectionReport = { caller: this.caller, operation, type, message: message.slice(0, MAX_REPORTED_MESSAGE_LENGTH) };
+    try {
+      await this.query('reportRejection', undefined, () => this.handle().signal(defs.reportRejectionSignal, report));
+    } catch {
+      // The view misses one advisory entry; the caller still gets its rejection.
+    }
   }
 
   /** The default deadline of an Update: a wait's own timeout plus the margin, disposal's, or the one for Updates. */
