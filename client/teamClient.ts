@@ -427,6 +427,17 @@ export class TeamClient {
     });
   }
 
+  /**
+   * Registers a durable `waitForEdge` of `kinds` and returns once the Lead has admitted it, so a
+   * read made after this returns misses nothing: any change after it wakes the wait. `next()`
+   * resolves with the edge that woke it, or null when it timed out, the Lead rolled over or the
+   * response was lost; register again either way. TeamClosed once the Team has finished.
+   */
+  async watchNextEdge(timeoutMs: number, kinds?: readonly EdgeKind[]): Promise<{ next(): Promise<TeamEdge | null> }> {
+    const wait = await this.startWaitForEdge(timeoutMs, kinds);
+    return { next: () => this.settleWait(wait) };
+  }
+
   /** One read for waitForAnswer: reports progress, and throws when the Lead cannot answer. */
   private async answerOrNull(options: WaitForAnswerOptions, edge: TeamEdge | null, report = true): Promise<{ done: boolean; view: defs.LeadAgentView }> {
     const view = await this.agentState();
@@ -623,7 +634,7 @@ export class TeamClient {
    * The in-flight slot is held until the wait settles; its result is awaited until `timeoutMs`
    * plus the margin (capped by the enclosing deadline).
    */
-  private async startWaitForEdge(timeoutMs: number): Promise<AdmittedWait> {
+  private async startWaitForEdge(timeoutMs: number, kinds?: readonly EdgeKind[]): Promise<AdmittedWait> {
     const updateId = randomUUID();
     const started = Date.now();
     const end = deadlineFrom(timeoutMs + this.deadlines.waitMarginMs, started);
@@ -635,7 +646,11 @@ export class TeamClient {
         const release = await acquireUpdateSlot(this.teamId, notAfter);
         try {
           const handle = await this.retrying(notAfter, () =>
-            this.handle().startUpdate(defs.waitForEdgeUpdate, { args: [{ timeoutMs, caller: this.caller }], updateId, waitForStage: 'ACCEPTED' }),
+            this.handle().startUpdate(defs.waitForEdgeUpdate, {
+              args: [{ timeoutMs, caller: this.caller, ...(kinds ? { kinds: [...kinds] } : {}) }],
+              updateId,
+              waitForStage: 'ACCEPTED',
+            }),
           );
           const result = this.client.connection.withDeadline(resultNotAfter, () => handle.result());
           result.then(release, release); // also marks a result nobody awaits (the answer was already there) as handled
