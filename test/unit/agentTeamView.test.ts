@@ -124,6 +124,37 @@ describe('agentTeam projection', () => {
   });
 });
 
+describe('what a view costs a browser', () => {
+  test('a complete view of 8 members and 50 tasks is about 21 KB (the README quotes this)', () => {
+    let state = emptyLeadState('team-example', 8);
+    for (let i = 0; i < 8; i++) {
+      const name = `mate-${i}`;
+      const spawn = decideSpawnTeammate(state, parseSpawn({ caller: LEAD, name, message: 'go' }), NOW);
+      if (!spawn.ok) throw new Error(spawn.rejection.message);
+      state = applyLeadAll(state, spawn.events, NOW);
+      const settle = decideSettle(state, name, { phase: 'active' }, NOW, 10);
+      if (!settle.ok) throw new Error('settle refused');
+      state = applyLeadAll(state, settle.events, NOW);
+    }
+    for (let i = 0; i < 50; i++) {
+      const command = {
+        kind: 'createTask' as const,
+        subject: `task number ${i} with a typical subject`,
+        description: 'a description of moderate length, about one sentence.',
+        dependencies: i > 0 ? [i] : [],
+        writeScopes: [`src/module${i}`],
+      };
+      const create = decideTask(state.team, command, { caller: LEAD, now: NOW });
+      if (!create.ok) throw new Error(create.rejection.message);
+      state = applyLeadAll(state, create.events, NOW);
+    }
+    const view = new AgentTeamProjector().view(projectionInputs(state, 'running', null));
+    const frameBytes = Buffer.byteLength(JSON.stringify({ view, closed: false, unreachable: null }));
+    expect(frameBytes).toBeGreaterThan(19_000);
+    expect(frameBytes).toBeLessThan(23_000);
+  });
+});
+
 describe('refused operations reported by callers', () => {
   test('a report from the Lead or a member is shown beside the unchanged Team and numbers a failure edge', () => {
     const state = teamWithMateAndTask();

@@ -84,7 +84,7 @@ function renderFrame(frame: Frame): void {
   const view = frame.view;
   if (!view) return;
   byTestId('admission').textContent = view.admission;
-  byTestId('lead-status').textContent = view.lead.status ?? '';
+  byTestId('lead-status').textContent = view.lead.status ?? '(no Lead agent: a client drives this Team)';
   byTestId('lead-answer').textContent = view.lead.answer ?? '';
   fillTable(
     'roster',
