@@ -17,6 +17,7 @@ import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAge
 import type { JsonValue } from '../shared/json';
 import { LEAD, type TaskMutationResult, type TaskStatus } from '../shared/team';
 import { formatAgentView, formatConversation, formatEdge, formatHealth, formatRoster, formatTasks, progressLine, webUiLink } from './format';
+import { PANEL_TOKEN_REQUIRED, isLoopback, startPanel } from './panel/server';
 import { DEFAULT_TIMEOUT_S, cliTimeoutMessage, commandPlan, parseSeconds, type CommandKind } from './timeouts';
 
 interface GlobalOptions {
@@ -64,20 +65,7 @@ async function withTeam<T>(
   const started = Date.now();
   const end = plan.commandMs === null ? Number.POSITIVE_INFINITY : started + plan.commandMs;
   const answerBy = started + (plan.waitMs ?? plan.commandMs ?? 0);
-  const env = connectionOptionsFromEnv();
-  const address = options.address ?? env.address;
-  const namespace = options.namespace ?? env.namespace;
-  const { namespace: _namespace, ...connectionOptions } = env;
-  let connection: Connection;
-  try {
-    connection = await Connection.connect({ ...connectionOptions, address, connectTimeout: Math.max(1, Math.min(5_000, end - Date.now())) });
-  } catch (error) {
-    throw failure(
-      'TemporalUnreachable',
-      `cannot reach Temporal at ${address} (${errorMessage(error)}); ` +
-        `start one with \`npm run server\`, or set TEMPORAL_ADDRESS (or TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE)`,
-    );
-  }
+  const { connection, address, namespace } = await connect(options, Math.max(1, Math.min(5_000, end - Date.now())));
   try {
     const client = new Client({ connection, namespace });
     const team = TeamClient.attach(client, teamId, options.as, plan.deadlines);
@@ -100,6 +88,24 @@ async function withTeam<T>(
     throw error;
   } finally {
     await connection.close();
+  }
+}
+
+/** Connects as the global options and Temporal's environment configuration say, within `timeoutMs`. */
+async function connect(options: GlobalOptions, timeoutMs: number): Promise<Target & { connection: Connection }> {
+  const env = connectionOptionsFromEnv();
+  const address = options.address ?? env.address;
+  const namespace = options.namespace ?? env.namespace;
+  const { namespace: _namespace, ...connectionOptions } = env;
+  try {
+    const connection = await Connection.connect({ ...connectionOptions, address, connectTimeout: timeoutMs });
+    return { connection, address, namespace };
+  } catch (error) {
+    throw failure(
+      'TemporalUnreachable',
+      `cannot reach Temporal at ${address} (${errorMessage(error)}); ` +
+        `start one with \`npm run server\`, or set TEMPORAL_ADDRESS (or TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE)`,
+    );
   }
 }
 
@@ -525,6 +531,45 @@ program
       print(options, view, () => `disposed ${teamId}: ${view.members.map((m) => `${m.name} ${m.phase}`).join(', ') || 'no teammates'}`);
     });
   });
+
+program
+  .command('panel')
+  .description("serve the live web panel: each Team's roster, board and Lead, updated as they change (Server-Sent Events, no polling)")
+  .option('--port <port>', 'port to listen on (default 8299; 0 picks a free one)', (value: string) => parsePort(value), 8299)
+  .option('--host <host>', 'address to bind (default 127.0.0.1; any other needs --token)', '127.0.0.1')
+  .option('--token <secret>', 'required to bind a non-loopback address: every request must carry it (default: $PANEL_TOKEN)')
+  .action(async (opts: { port: number; host: string; token?: string }) => {
+    const options = program.opts<GlobalOptions>();
+    const token = opts.token ?? process.env.PANEL_TOKEN;
+    if (!isLoopback(opts.host) && !token) {
+      throw failure(
+        PANEL_TOKEN_REQUIRED,
+        `--host ${opts.host} is not loopback: pass --token <secret> (or set PANEL_TOKEN), then share the URL the panel prints`,
+      );
+    }
+    const { connection, address, namespace } = await connect(options, 5_000);
+    const client = new Client({ connection, namespace });
+    const panel = await startPanel({
+      client,
+      host: opts.host,
+      port: opts.port,
+      ...(token ? { token } : {}),
+      webUiLink: (teamId) => webUiLink(address, namespace, teamId),
+    });
+    console.log(`panel: ${panel.url} (Teams in namespace ${namespace} at ${address}; Ctrl-C to stop)`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await panel.close();
+    await connection.close();
+  });
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`"${value}" is not a port (0-65535)`);
+  return port;
+}
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ApplicationFailure) {

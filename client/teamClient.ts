@@ -18,10 +18,12 @@ import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { Semaphore, withTimeout } from 'async-mutex';
 import * as defs from '../shared/contract';
 import { TEAM_CLOSED, TEAM_ROLLING_OVER } from '../shared/failures';
+import type { AgentTeamView } from '../shared/projection/agentTeamView';
+import { MAX_REPORTED_MESSAGE_LENGTH } from '../shared/signalPayloads';
 import { errorMessage } from '../shared/errors';
 import { AGENT_TEAM_ID, AGENT_TEAM_ROLE } from '../shared/searchAttributes';
 import type { LegacyMailbox, TaskMutationResult, TaskSnapshot, TaskView, TeamView } from '../shared/team';
-import { LEAD } from '../shared/team';
+import { LEAD, isTeamRejectionType } from '../shared/team';
 import type { InboxMessage } from '../shared/inbox';
 import type { JsonValue } from '../shared/json';
 import type { EdgeKind, TeamEdge } from '../shared/teamEdges';
@@ -425,6 +427,17 @@ export class TeamClient {
     });
   }
 
+  /**
+   * Registers a durable `waitForEdge` of `kinds` and returns once the Lead has admitted it, so a
+   * read made after this returns misses nothing: any change after it wakes the wait. `next()`
+   * resolves with the edge that woke it, or null when it timed out, the Lead rolled over or the
+   * response was lost; register again either way. TeamClosed once the Team has finished.
+   */
+  async watchNextEdge(timeoutMs: number, kinds?: readonly EdgeKind[]): Promise<{ next(): Promise<TeamEdge | null> }> {
+    const wait = await this.startWaitForEdge(timeoutMs, kinds);
+    return { next: () => this.settleWait(wait) };
+  }
+
   /** One read for waitForAnswer: reports progress, and throws when the Lead cannot answer. */
   private async answerOrNull(options: WaitForAnswerOptions, edge: TeamEdge | null, report = true): Promise<{ done: boolean; view: defs.LeadAgentView }> {
     const view = await this.agentState();
@@ -451,6 +464,10 @@ export class TeamClient {
 
   view(options?: CallOptions): Promise<TeamView> {
     return this.query(defs.getTeamViewQuery.name, options, () => this.handle().query(defs.getTeamViewQuery));
+  }
+  /** The agentTeam wire projection (what the web panel shows). */
+  agentTeamView(options?: CallOptions): Promise<AgentTeamView> {
+    return this.query(defs.getAgentTeamViewQuery.name, options, () => this.handle().query(defs.getAgentTeamViewQuery));
   }
   task(taskId: number, options?: CallOptions): Promise<TaskSnapshot | null> {
     return this.query(defs.getTaskQuery.name, options, () => this.handle().query(defs.getTaskQuery, { taskId }));
@@ -519,15 +536,34 @@ export class TeamClient {
     options: CallOptions = {},
   ): Promise<Ret> {
     const deadlineMs = options.deadlineMs ?? this.updateDeadlineMs(definition.name, body);
-    return this.call(
-      definition.name,
-      deadlineMs,
-      (notAfter) =>
-        this.retrying(notAfter, () =>
-          withUpdateSlot(this.teamId, () => this.handle().executeUpdate(definition, { args: [{ ...body, caller: this.caller } as Req], updateId }), notAfter),
-        ),
-      updateId,
-    );
+    try {
+      return await this.call(
+        definition.name,
+        deadlineMs,
+        (notAfter) =>
+          this.retrying(notAfter, () =>
+            withUpdateSlot(this.teamId, () => this.handle().executeUpdate(definition, { args: [{ ...body, caller: this.caller } as Req], updateId }), notAfter),
+          ),
+        updateId,
+      );
+    } catch (error) {
+      if (error instanceof ApplicationFailure && isTeamRejectionType(error.type)) await this.reportRejection(definition.name, error.type, error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * Tells the Lead it refused `operation` (a validator's rejection never reaches its history), so
+   * the agentTeam view shows it beside the unchanged state. Best effort within the call deadline:
+   * a report that cannot be sent is dropped, never thrown instead of the rejection.
+   */
+  private async reportRejection(operation: string, type: string, message: string): Promise<void> {
+    const report: defs.RejectionReport = { caller: this.caller, operation, type, message: message.slice(0, MAX_REPORTED_MESSAGE_LENGTH) };
+    try {
+      await this.query('reportRejection', undefined, () => this.handle().signal(defs.reportRejectionSignal, report));
+    } catch {
+      // The view misses one advisory entry; the caller still gets its rejection.
+    }
   }
 
   /** The default deadline of an Update: a wait's own timeout plus the margin, disposal's, or the one for Updates. */
@@ -598,7 +634,7 @@ export class TeamClient {
    * The in-flight slot is held until the wait settles; its result is awaited until `timeoutMs`
    * plus the margin (capped by the enclosing deadline).
    */
-  private async startWaitForEdge(timeoutMs: number): Promise<AdmittedWait> {
+  private async startWaitForEdge(timeoutMs: number, kinds?: readonly EdgeKind[]): Promise<AdmittedWait> {
     const updateId = randomUUID();
     const started = Date.now();
     const end = deadlineFrom(timeoutMs + this.deadlines.waitMarginMs, started);
@@ -610,7 +646,11 @@ export class TeamClient {
         const release = await acquireUpdateSlot(this.teamId, notAfter);
         try {
           const handle = await this.retrying(notAfter, () =>
-            this.handle().startUpdate(defs.waitForEdgeUpdate, { args: [{ timeoutMs, caller: this.caller }], updateId, waitForStage: 'ACCEPTED' }),
+            this.handle().startUpdate(defs.waitForEdgeUpdate, {
+              args: [{ timeoutMs, caller: this.caller, ...(kinds ? { kinds: [...kinds] } : {}) }],
+              updateId,
+              waitForStage: 'ACCEPTED',
+            }),
           );
           const result = this.client.connection.withDeadline(resultNotAfter, () => handle.result());
           result.then(release, release); // also marks a result nobody awaits (the answer was already there) as handled

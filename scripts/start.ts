@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
+import { startPanel } from '../cli/panel/server';
 import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { errorMessage } from '../shared/errors';
 import { createTeamWorker } from '../worker/createWorker';
@@ -65,9 +66,14 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const teamId = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  const webUi = `${server.uiUrl}/namespaces/default/workflows/${encodeURIComponent(teamId)}`;
+  const webUiOf = (id: string): string => `${server.uiUrl}/namespaces/default/workflows/${encodeURIComponent(id)}`;
+  const webUi = webUiOf(teamId);
+  const wantedPanelPort = Number(process.env.PANEL_PORT ?? 8299);
+  const panel = await startPanel({ client, port: (await portIsFree(wantedPanelPort)) ? wantedPanelPort : 0, webUiLink: webUiOf });
+  const panelUrl = `${panel.url}teams/${encodeURIComponent(teamId)}`;
   console.log(`[3/4] starting demo Team ${teamId}: a Lead agent (Team profile) with two teammates…`);
   console.log(`      Web UI of the Lead: ${webUi}`);
+  console.log(`      live panel:         ${panelUrl}`);
   const team = await TeamClient.start(client, { teamId, taskQueue: DEFAULT_TASK_QUEUE, agent: { prompt: demoAgentPrompt(), profile: 'team' } });
   let lastLine = '';
   const lead = await team.waitForAnswer({
@@ -86,11 +92,13 @@ async function main(): Promise<void> {
 
   console.log('[4/4] done. Inspect the Team:');
   console.log(`      Web UI:  ${webUi}`);
+  console.log(`      panel:   ${panelUrl} (every Team: ${panel.url})`);
   console.log(`      CLI:     npm run cli -- --address ${server.address} conversation ${teamId}`);
   console.log(`               temporal workflow query --address ${server.address} --workflow-id ${teamId} --name getTeamView`);
   console.log(`      binary:  ${server.process.spawnfile}`);
 
   const shutdown = async (): Promise<void> => {
+    await panel.close();
     worker.shutdown();
     await running;
     await closeWorker();

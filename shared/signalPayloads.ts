@@ -27,6 +27,14 @@ export const edgeNotificationSchema = z.object({
   waitId: id,
   edge: z.object({ seq: count, kind: z.enum(EDGE_KINDS), subject: z.string().max(2 * MAX_ID_LENGTH), at: z.string().max(64) }),
 });
+/** The longest rejection message a report may carry; the TeamClient cuts longer ones. */
+export const MAX_REPORTED_MESSAGE_LENGTH = 1_000;
+export const rejectionReportSchema = z.object({
+  caller: z.string().min(1).max(MAX_MEMBER_NAME_LENGTH),
+  operation: z.string().min(1).max(64),
+  type: z.string().min(1).max(64),
+  message: z.string().max(MAX_REPORTED_MESSAGE_LENGTH),
+});
 export const interruptTurnSchema = z.object({ requestedBy: z.string().max(MAX_ID_LENGTH) });
 
 /** Signals ignored in this run, by reason (queried by operators: getLeadRunInfo, getTeammateState). */

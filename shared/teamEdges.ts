@@ -1,9 +1,16 @@
 /**
- * Edges that `waitForEdge` wakes on: one per roster, mailbox, task or live-status change, numbered
- * in the Lead's order. A waiter only sees edges numbered after its call began; it never replays
- * earlier ones, so callers re-read authoritative state after waking.
+ * Edges that `waitForEdge` wakes on: one per roster, mailbox, task or live-status change, and one
+ * per reported rejection (`failure`, for views that show it), numbered in the Lead's order. A
+ * waiter only sees edges numbered after its call began; it never replays earlier ones, so callers
+ * re-read authoritative state after waking.
  */
-export const EDGE_KINDS = ['roster', 'mailbox', 'task', 'status'] as const;
+/**
+ * What a member waits on, and what a wait that names no kinds wakes on: every kind but `failure`.
+ * Another caller's refused operation changes nothing a waiting member acts on, and waking it would
+ * cost a model turn.
+ */
+export const MEMBER_EDGE_KINDS = ['roster', 'mailbox', 'task', 'status'] as const;
+export const EDGE_KINDS = [...MEMBER_EDGE_KINDS, 'failure'] as const;
 export type EdgeKind = (typeof EDGE_KINDS)[number];
 
 export interface TeamEdge {

@@ -12,7 +12,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import { z } from 'zod';
 import * as defs from '../contract';
 import type { Attributed, LiveStatus } from '../contract';
-import { EDGE_KINDS } from '../teamEdges';
+import { EDGE_KINDS, MEMBER_EDGE_KINDS } from '../teamEdges';
 import type { TaskMutationResult, TaskView, TeamView } from '../team';
 import {
   LEAD,
@@ -224,7 +224,10 @@ export const waitAgentTool = defineTool({
     'Block until the next roster, mailbox, task or status change that happens after this call starts, or the timeout. ' +
     'It does not report earlier changes: after waking, re-read the board or roster.',
   // The one tool-only rule: a model may leave timeoutMs out (five minutes).
-  input: waitRequestSchema.omit({ caller: true }).extend({ timeoutMs: waitRequestSchema.shape.timeoutMs.default(300_000) }),
+  // Members wait on member edges only (no `failure`: other callers' refusals are for views).
+  input: waitRequestSchema
+    .omit({ caller: true })
+    .extend({ timeoutMs: waitRequestSchema.shape.timeoutMs.default(300_000), kinds: z.array(z.enum(MEMBER_EDGE_KINDS)).min(1).optional() }),
   result: z.union([
     z.strictObject({ woke: z.literal('edge'), kind: z.enum(EDGE_KINDS), subject: z.string() }),
     z.strictObject({ woke: z.literal('timeout') }),

@@ -5,6 +5,8 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { InboxMessage } from '../inbox';
+import type { AgentTeamView } from '../projection/agentTeamView';
+export type { AgentTeamLeadRow, AgentTeamMemberRow, AgentTeamView, ModelSelection } from '../projection/agentTeamView';
 import type { JsonValue } from '../json';
 import type { IgnoredSignals } from '../signalPayloads';
 import type { EdgeKind, TeamEdge } from '../teamEdges';
@@ -151,6 +153,24 @@ export const unwatchEdgesSignal = defineSignal<[{ name: string; waitId: string }
 /** Teammate → Lead: live status (running a turn, idle, exited). Not durable roster state. */
 export const reportMemberStatusSignal = defineSignal<[MemberStatusReport]>('reportMemberStatus');
 
+export interface RejectionReport {
+  /** The member whose operation was refused ("lead" for the operator). */
+  caller: string;
+  /** The Update's name (claimTask, sendMessage, ...). */
+  operation: string;
+  /** The rejection's stable type (TaskRevisionConflict, ...). */
+  type: string;
+  /** At most 1,000 characters. */
+  message: string;
+}
+/**
+ * Caller → Lead: the Lead refused my operation. A validator's rejection is never written to the
+ * Lead's history, so the TeamClient reports it; the agentTeam view shows the last one beside the
+ * state it left unchanged (a `failure` edge). Advisory: the Lead ignores non-members and reports
+ * whose operation or type it does not know.
+ */
+export const reportRejectionSignal = defineSignal<[RejectionReport]>('reportRejection');
+
 // ---- the Lead agent ----------------------------------------------------------------------------
 
 export const getAgentStateQuery = defineQuery<LeadAgentView>('getAgentState');
@@ -175,6 +195,11 @@ export const subagentAnswerSignal = defineSignal<[SubagentAnswer]>('subagentAnsw
 
 /** Unattributed inspection for people and UIs (no history is written). */
 export const getTeamViewQuery = defineQuery<TeamView>('getTeamView');
+/**
+ * The agentTeam wire projection a web panel shows: roster phases with the Lead pseudo-row, live
+ * activity, models, the board with readiness and overlaps, and the last refused operation.
+ */
+export const getAgentTeamViewQuery = defineQuery<AgentTeamView>('getAgentTeamView');
 export const getTaskQuery = defineQuery<TaskSnapshot | null, [{ taskId: number }]>('getTask');
 /** Historical mailbox records (validated, never delivered) and the ones that failed validation. */
 export const getLegacyMailboxQuery = defineQuery<LegacyMailbox>('getLegacyMailbox');

@@ -3,13 +3,13 @@
  * (shared/contract/lead.ts).
  */
 import type { AgentStatus, ConversationEntry, SubagentAnswer, TeamLeadInput } from '../contract';
-import type { CarriedLeadStateV1, LeadState } from './state';
+import type { CarriedLeadStateV1, CarriedLeadStateV2 } from './state';
 
 /**
  * What a Lead run carries into the next: its state value as it is, and the Lead agent's state.
  * A run of an earlier version may have carried the older shape (upgraded by the next run).
  */
-export type CarriedLeadState = (LeadState | CarriedLeadStateV1) & { agent?: CarriedLeadAgent };
+export type CarriedLeadState = (CarriedLeadStateV2 | CarriedLeadStateV1) & { agent?: CarriedLeadAgent };
 
 export interface SubagentRecord {
   workflowId: string;

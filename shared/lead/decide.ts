@@ -13,6 +13,7 @@ import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, json
 import type { CommandContext, Decision, ProvisioningOutcome, TaskCommand, TaskDecision, TeamRejection, TeamRejectionType } from '../team';
 import {
   LEAD,
+  isTeamRejectionType,
   decideCloseAdmission,
   decideProvisioningOutcome,
   decideSend,
@@ -26,7 +27,7 @@ import {
   taskKey,
 } from '../team';
 import type { EdgeKind } from '../teamEdges';
-import { EDGE_KINDS } from '../teamEdges';
+import { MEMBER_EDGE_KINDS } from '../teamEdges';
 import type { LeadEvent } from './events';
 import type { PromptRequest, SendRequest, SpawnRequest } from './parse';
 import type { LeadState } from './state';
@@ -147,11 +148,26 @@ export function decideStatusReport(
   return { ok: true, events: [{ type: 'memberStatusReported', ...report }] };
 }
 
+/**
+ * A refused operation as its caller reported it: kept when the caller is the Lead or on the
+ * roster, the operation is one of the Lead's Updates and the type one of the Team's rejections.
+ */
+export function decideRejectionReport(
+  state: LeadState,
+  report: { caller: string; operation: string; type: string; message: string },
+  operations: ReadonlySet<string>,
+  at: string,
+): SignalDecision {
+  if (report.caller !== LEAD && !own(state.team.members, report.caller)) return { ok: false, ignored: 'nonMember' };
+  if (!operations.has(report.operation) || !isTeamRejectionType(report.type)) return { ok: false, ignored: 'unknownKey' };
+  return { ok: true, events: [{ type: 'operationRejected', failure: { ...report, at } }] };
+}
+
 /** A teammate's wait_agent: remembered until an edge of its kinds is numbered after now. */
 export function decideWatch(state: LeadState, request: { name: string; waitId: string; kinds?: EdgeKind[] | undefined }): SignalDecision {
   const member = own(state.team.members, request.name);
   if (!member || !isLivePhase(member.phase)) return { ok: false, ignored: 'nonMember' };
-  return { ok: true, events: [{ type: 'watchRegistered', name: request.name, waitId: request.waitId, kinds: request.kinds ?? [...EDGE_KINDS] }] };
+  return { ok: true, events: [{ type: 'watchRegistered', name: request.name, waitId: request.waitId, kinds: request.kinds ?? [...MEMBER_EDGE_KINDS] }] };
 }
 
 export function decideUnwatch(state: LeadState, name: string, waitId: string): SignalDecision {

@@ -4,6 +4,7 @@
  */
 import type { LiveStatus } from '../contract';
 import type { InboxMessage } from '../inbox';
+import type { OperationFailure } from './state';
 import type { TeamEvent } from '../team';
 import type { EdgeKind } from '../teamEdges';
 
@@ -26,7 +27,9 @@ export type LeadEvent =
   | { type: 'leadStatusChanged'; status: string }
   | { type: 'watchRegistered'; name: string; waitId: string; kinds: EdgeKind[] }
   | { type: 'watchCleared'; name: string }
-  | { type: 'updateRemembered'; updateId: string; result: unknown };
+  | { type: 'updateRemembered'; updateId: string; result: unknown }
+  /** A caller reported that the Lead refused one of its operations: shown beside the unchanged state. */
+  | { type: 'operationRejected'; failure: OperationFailure };
 
 export type LeadEventType = LeadEvent['type'];
 

@@ -23,6 +23,19 @@ export interface RecentUpdate {
   revision?: number;
 }
 
+/**
+ * An operation the Lead refused (a stale claim, a send to an unknown member...), as its caller
+ * reported it: shown beside the state it left unchanged. Advisory, like live status.
+ */
+export interface OperationFailure {
+  operation: string;
+  caller: string;
+  /** The rejection's stable `type` (TaskRevisionConflict, ...). */
+  type: string;
+  message: string;
+  at: string;
+}
+
 /** A teammate's wait_agent: woken by the first edge of its kinds numbered after `since`. */
 export interface EdgeWatcher {
   waitId: string;
@@ -53,6 +66,8 @@ export interface LeadState {
   unsettledBytes: Record<string, number[]>;
   /** Teammates waiting for an edge (wait_agent), by member name. */
   watchers: Record<string, EdgeWatcher>;
+  /** The last operation a caller reported refused; null until one is. */
+  lastFailure: OperationFailure | null;
 }
 
 export function emptyLeadState(teamId: string, maxMembers: number | undefined, legacyMailbox?: unknown[]): LeadState {
@@ -69,6 +84,7 @@ export function emptyLeadState(teamId: string, maxMembers: number | undefined, l
     settled: {},
     unsettledBytes: {},
     watchers: {},
+    lastFailure: null,
   };
 }
 
@@ -77,12 +93,15 @@ export function emptyLeadState(teamId: string, maxMembers: number | undefined, l
  * and the delivery counts and watches were added later. Runs in flight when a worker is upgraded
  * continue as new with that shape, so it is read here once and carried in the current shape on.
  */
-export type CarriedLeadStateV1 = Omit<LeadState, 'team' | 'delivered' | 'consumed' | 'settled' | 'unsettledBytes' | 'watchers'> & {
+export type CarriedLeadStateV1 = Omit<LeadState, 'team' | 'delivered' | 'consumed' | 'settled' | 'unsettledBytes' | 'watchers' | 'lastFailure'> & {
   state: TeamState;
 } & Partial<Pick<LeadState, 'delivered' | 'consumed' | 'settled' | 'unsettledBytes' | 'watchers'>>;
 
-export function upgradeCarriedLeadState(carried: LeadState | CarriedLeadStateV1): LeadState {
-  if ('team' in carried) return carried;
+/** A carried state written before `lastFailure` existed. */
+export type CarriedLeadStateV2 = Omit<LeadState, 'lastFailure'> & Partial<Pick<LeadState, 'lastFailure'>>;
+
+export function upgradeCarriedLeadState(carried: CarriedLeadStateV2 | CarriedLeadStateV1): LeadState {
+  if ('team' in carried) return carried.lastFailure !== undefined ? (carried as LeadState) : { ...carried, lastFailure: null };
   const { state, ...rest } = carried;
   return {
     ...rest,
@@ -92,5 +111,6 @@ export function upgradeCarriedLeadState(carried: LeadState | CarriedLeadStateV1)
     settled: rest.settled ?? {},
     unsettledBytes: rest.unsettledBytes ?? {},
     watchers: rest.watchers ?? {},
+    lastFailure: null,
   };
 }

@@ -35,6 +35,10 @@ export const TEAM_REJECTION_TYPES = [
 
 export type TeamRejectionType = (typeof TEAM_REJECTION_TYPES)[number];
 
+export function isTeamRejectionType(type: unknown): type is TeamRejectionType {
+  return typeof type === 'string' && (TEAM_REJECTION_TYPES as readonly string[]).includes(type);
+}
+
 export interface TeamRejection {
   type: TeamRejectionType;
   /** A sentence a person (or a model) can act on: what was wrong and what to do next. */

@@ -22,7 +22,7 @@ import {
 } from '../../shared/lead';
 import { own } from '../../shared/own';
 import { LEAD } from '../../shared/team';
-import { EDGE_KINDS, firstEdgeAfter } from '../../shared/teamEdges';
+import { MEMBER_EDGE_KINDS, firstEdgeAfter, type EdgeKind } from '../../shared/teamEdges';
 import { callerOnlySchema, waitRequestSchema } from '../../shared/team/requestSchemas';
 import type { LeadContext } from './context';
 import type { Roster } from './roster';
@@ -86,10 +86,10 @@ export function createMailbox(ctx: LeadContext, roster: Roster) {
     return messages;
   };
 
-  const checkWait = (request: unknown): { timeoutMs: number; kinds: (typeof EDGE_KINDS)[number][] } => {
+  const checkWait = (request: unknown): { timeoutMs: number; kinds: EdgeKind[] } => {
     const parsed = parseWith('waitForEdge', waitRequestSchema, request);
     run.require(decideRead(run.state, parsed.caller));
-    return { timeoutMs: parsed.timeoutMs, kinds: parsed.kinds ?? [...EDGE_KINDS] };
+    return { timeoutMs: parsed.timeoutMs, kinds: parsed.kinds ?? [...MEMBER_EDGE_KINDS] };
   };
 
   /** Blocks until the first edge of the kinds after the call began, the timeout, or the run's close. */

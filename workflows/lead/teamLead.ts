@@ -13,6 +13,7 @@ import type { TeamLeadInput, TeamLeadResult, TeamLeadWorkflow } from '../../shar
 import type { LeadRunInput } from '../../shared/lead/carried';
 import {
   OPERATOR,
+  decideRejectionReport,
   decideStatusReport,
   decideUnwatch,
   decideWatch,
@@ -23,7 +24,8 @@ import {
 } from '../../shared/lead';
 import { PAYLOAD_BUDGET_BYTES } from '../../shared/limits';
 import { own } from '../../shared/own';
-import { edgeUnwatchSchema, edgeWatchSchema, memberStatusReportSchema, subagentAnswerSchema } from '../../shared/signalPayloads';
+import { AgentTeamProjector, projectionInputs } from '../../shared/projection/agentTeamView';
+import { edgeUnwatchSchema, edgeWatchSchema, memberStatusReportSchema, rejectionReportSchema, subagentAnswerSchema } from '../../shared/signalPayloads';
 import { taskKey, teamView } from '../../shared/team';
 import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate, ignoreUnknownSignals, type SignalGuard, type SignalOutcome } from '../common/handlerGuards';
 import { parseLeadInput } from '../common/workflowInputs';
@@ -108,12 +110,20 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   guardedSignal(guard, contract.watchEdgesSignal, edgeWatchSchema, (watch) => applySignal(decideWatch(run.state, watch)));
   guardedSignal(guard, contract.unwatchEdgesSignal, edgeUnwatchSchema, ({ name, waitId }) => applySignal(decideUnwatch(run.state, name, waitId)));
   guardedSignal(guard, contract.reportMemberStatusSignal, memberStatusReportSchema, (report) => applySignal(decideStatusReport(run.state, report)));
+  const operationNames: ReadonlySet<string> = new Set(operations.operations.map((operation) => operation.definition.name));
+  guardedSignal(guard, contract.reportRejectionSignal, rejectionReportSchema, (report) =>
+    applySignal(decideRejectionReport(run.state, report, operationNames, now())),
+  );
   guardedSignal(guard, contract.subagentAnswerSignal, subagentAnswerSchema, (answer) => leadAgent.subagents.recordAnswer(answer));
   ignoreUnknownSignals(guard);
 
   // ---- queries -------------------------------------------------------------------------------
   setHandler(contract.getAgentStateQuery, () => agent.view());
   setHandler(contract.getTeamViewQuery, () => teamView(run.state.team, ctx.leadStatus()));
+  const projector = new AgentTeamProjector();
+  setHandler(contract.getAgentTeamViewQuery, () =>
+    projector.view(projectionInputs(run.state, ctx.leadStatus(), agent.enabled ? agent.state.finalAnswer : null)),
+  );
   setHandler(contract.getTaskQuery, (request?: { taskId: number }) => {
     const taskId: unknown = typeof request === 'object' && request !== null ? Object.getOwnPropertyDescriptor(request, 'taskId')?.value : undefined;
     return Number.isSafeInteger(taskId) ? (own(run.state.team.tasks, taskKey(taskId as number)) ?? null) : null;
