@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/searchAttributes';
+import { TEAM_SERVER_DYNAMIC_CONFIG } from './serverSettings';
 
 export interface DevServerOptions {
   /** SQLite file; omit for an in-memory server. */
@@ -16,8 +17,10 @@ export interface DevServerOptions {
   /** Web UI port; `false` runs headless. */
   uiPort?: number | false;
   ip?: string;
-  /** Extra `--dynamic-config-value KEY=VALUE` pairs. */
+  /** Extra `--dynamic-config-value KEY=VALUE` pairs, over the project's server settings. */
   dynamicConfig?: Record<string, unknown>;
+  /** Leave out the project's server settings (scripts/serverSettings.ts): the racing bench's baseline. */
+  serverDefaults?: boolean;
   /** Where server logs go; default: discarded unless AGENT_TEAMS_SERVER_LOG names a file. */
   log?: 'inherit' | 'ignore';
 }
@@ -60,7 +63,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   args.push(...(uiPort === false ? ['--headless'] : ['--ui-port', String(uiPort)]));
   if (options.dbFilename) args.push('--db-filename', options.dbFilename);
   for (const attribute of SEARCH_ATTRIBUTE_REGISTRATIONS) args.push('--search-attribute', attribute);
-  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  const dynamicConfig = { ...(options.serverDefaults ? {} : TEAM_SERVER_DYNAMIC_CONFIG), ...options.dynamicConfig };
+  for (const [key, value] of Object.entries(dynamicConfig)) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   const child = spawn(bin, args, { stdio: ['ignore', options.log === 'inherit' ? 'inherit' : 'ignore', options.log === 'inherit' ? 'inherit' : 'pipe'] });
   let stderrTail = '';
