@@ -77,7 +77,8 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
      */
     async runTeamTool(input: RunTeamToolInput): Promise<DispatchResult> {
       const ctx = Context.current();
-      const team = TeamClient.attach(client, input.teamId, input.caller);
+      // A refused tool call shows in the Team's views (one reportRejection signal on the Lead).
+      const team = TeamClient.attach(client, input.teamId, input.caller).reportingRejections();
       const beat = setInterval(() => ctx.heartbeat(), 5_000);
       try {
         return await Promise.race([

@@ -68,7 +68,8 @@ async function withTeam<T>(
   const { connection, address, namespace } = await connect(options, Math.max(1, Math.min(5_000, end - Date.now())));
   try {
     const client = new Client({ connection, namespace });
-    const team = TeamClient.attach(client, teamId, options.as, plan.deadlines);
+    // An operator's refused command shows in the panel beside the state it left unchanged.
+    const team = TeamClient.attach(client, teamId, options.as, plan.deadlines).reportingRejections();
     const command = (): Promise<T> => run(team, options, { address, namespace }, answerBy);
     return await (Number.isFinite(end) ? runBefore(end, command) : command());
   } catch (error) {

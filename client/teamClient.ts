@@ -202,8 +202,19 @@ export class TeamClient {
     /** The member this client acts as. The operator of a Team is its Lead. */
     readonly caller: string = LEAD,
     deadlines: Partial<TeamDeadlines> = {},
+    /**
+     * Whether a typed Team rejection is reported to the Lead (`reportRejection`) so views show it.
+     * Off by default: a rejected Update writes nothing to the Lead's history, and a report adds a
+     * signal. The CLI and teammates' Team tool calls turn it on.
+     */
+    readonly reportsRejections: boolean = false,
   ) {
     this.deadlines = Object.freeze(resolveDeadlines(deadlines));
+  }
+
+  /** The same Team, caller and deadlines, reporting (or not) its typed rejections to the Lead's view. */
+  reportingRejections(report = true): TeamClient {
+    return new TeamClient(this.client, this.teamId, this.caller, this.deadlines, report);
   }
 
   /** Starts the Team's Lead workflow (workflow id = the Team's root SessionId). */
@@ -307,12 +318,12 @@ export class TeamClient {
 
   /** The same Team, acting as another member (the runtime supplies this, never a model). */
   as(caller: string): TeamClient {
-    return new TeamClient(this.client, this.teamId, caller, this.deadlines);
+    return new TeamClient(this.client, this.teamId, caller, this.deadlines, this.reportsRejections);
   }
 
   /** The same Team and caller with other deadlines (field by field over this client's). */
   withDeadlines(deadlines: Partial<TeamDeadlines>): TeamClient {
-    return new TeamClient(this.client, this.teamId, this.caller, { ...this.deadlines, ...deadlines });
+    return new TeamClient(this.client, this.teamId, this.caller, { ...this.deadlines, ...deadlines }, this.reportsRejections);
   }
 
   /** Always the latest run: continue-as-new is invisible to callers. */
@@ -547,7 +558,9 @@ export class TeamClient {
         updateId,
       );
     } catch (error) {
-      if (error instanceof ApplicationFailure && isTeamRejectionType(error.type)) await this.reportRejection(definition.name, error.type, error.message);
+      if (this.reportsRejections && error instanceof ApplicationFailure && isTeamRejectionType(error.type)) {
+        await this.reportRejection(definition.name, error.type, error.message);
+      }
       throw error;
     }
   }

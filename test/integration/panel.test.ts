@@ -36,6 +36,7 @@ describe('the carrier', () => {
     const team = await newTeam(env.client, env.worker.taskQueue);
     const carrier = new TeamViewCarrier(team);
     const frames = framesOf(carrier);
+    const reporting = team.reportingRejections();
     try {
       await frameWhere(frames, (f) => f.view !== null);
       expect(frames).toHaveLength(1);
@@ -64,7 +65,7 @@ describe('the carrier', () => {
 
       // A refused stale claim is a frame of its own: the failure beside the unchanged board.
       const task = (await team.view()).tasks[0]!;
-      const stale = await rejectionOf(team.claimTask({ taskId: task.id, expectedRevision: task.revision + 5 }));
+      const stale = await rejectionOf(reporting.claimTask({ taskId: task.id, expectedRevision: task.revision + 5 }));
       expect(stale.type).toBe('TaskRevisionConflict');
       const failed = await frameWhere(frames, (f) => f.view?.failure !== null && f.view?.failure !== undefined);
       expect(failed.view!.failure).toMatchObject({ operation: 'claimTask', caller: 'lead', type: 'TaskRevisionConflict' });
@@ -132,7 +133,7 @@ describe('the panel in headless Chromium', () => {
     await board.locator('tr[data-task="1"][data-status="completed"]').waitFor();
     await expectText(board.locator('tr[data-task="2"] td').nth(4), 'ready');
 
-    const stale = await rejectionOf(team.claimTask({ taskId: 2, expectedRevision: 7 }));
+    const stale = await rejectionOf(team.reportingRejections().claimTask({ taskId: 2, expectedRevision: 7 }));
     expect(stale.type).toBe('TaskRevisionConflict');
     await page.getByTestId('failure-type').filter({ hasText: 'TaskRevisionConflict' }).waitFor();
     expect(await page.getByTestId('failure').textContent()).toContain('claimTask');

@@ -36,9 +36,16 @@ export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) 
   return last;
 }
 
+/**
+ * The Team's workflows that are running: found through visibility (AgentTeamId), each confirmed by
+ * describing it, because a cluster's visibility store lags (a workflow that just closed can still
+ * be listed as running for a moment).
+ */
 export async function runningWorkflowsOfTeam(client: Client, teamId: string): Promise<string[]> {
   const ids: string[] = [];
-  for await (const wf of client.workflow.list({ query: `AgentTeamId = "${teamId}" AND ExecutionStatus = "Running"` })) ids.push(wf.workflowId);
+  for await (const wf of client.workflow.list({ query: `AgentTeamId = "${teamId}" AND ExecutionStatus = "Running"` })) {
+    if ((await client.workflow.getHandle(wf.workflowId).describe()).status.name === 'RUNNING') ids.push(wf.workflowId);
+  }
   return ids;
 }
 
