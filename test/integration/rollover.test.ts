@@ -82,7 +82,7 @@ test("task Updates stay open while a rollover waits for the Lead's own turn, whi
   await handle.terminate('test done').catch(() => undefined);
 });
 
-test("send_message steers the Lead's running turn across continue-as-new: mail pending at the rollover is carried and taken once by the resumed turn before its next model call", async () => {
+test("send_message steers the Lead's running turn across continue-as-new: mail pending at the rollover is taken once by the resumed turn", async () => {
   const teamId = uniqueId('team-steer-rollover');
   // The Lead's turn blocks in wait_agent on roster edges; the rollover wakes it ({ woke: "rollover" }).
   const prompt = scriptText(tool('wait_agent', { kinds: ['roster'], timeoutMs: 600_000 }), answer('the original plan, unsteered'));

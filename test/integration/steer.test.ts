@@ -23,7 +23,9 @@ import { eventually, teammateState } from '../support/teams';
 const env = useClientAndWorkerProcesses();
 
 /** The opening script: wait for the next task edge (the test's release), then answer as planned. */
-const blockedTurn: JsonValue = { script: [{ tool: { name: 'wait_agent', args: { kinds: ['task'], timeoutMs: 600_000 } } }, { answer: 'the original plan, unsteered' }] };
+const blockedTurn: JsonValue = {
+  script: [{ tool: { name: 'wait_agent', args: { kinds: ['task'], timeoutMs: 600_000 } } }, { answer: 'the original plan, unsteered' }],
+};
 
 const waitingForRelease = (s: TeammateStateView): boolean => {
   const last = s.conversation.at(-1);

@@ -183,7 +183,7 @@ test('waitForEdge wakes on the next edge after the call began, never replays ear
   await team.dispose();
 });
 
-test('interrupt cancels the running turn, keeps the inbox and changes no task ownership; a message steered into the turn that no model call has seen opens the next turn', async () => {
+test('interrupt cancels the running turn, keeps the inbox and changes no task ownership; a steered message no model call saw opens the next turn', async () => {
   const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'thinker', message: 'start' });
   await eventually(
