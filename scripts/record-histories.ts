@@ -15,6 +15,7 @@ import { createTeamWorker } from '../worker/createWorker';
 import { ensureTemporalCli, startDevServer } from './devServer';
 import { answer, script, scriptText, send, tool } from '../activities/providers/scriptedModelScript';
 import { getTeammateStateQuery } from '../shared/contract';
+import type { JsonValue } from '../shared/json';
 import { demoAgentPrompt, runDemoScenario, runDemoTeammates } from './demoScenario';
 
 const OUT = path.join(__dirname, '..', 'test', 'histories');
@@ -105,6 +106,9 @@ async function main(): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       await new Promise((resolve) => setTimeout(resolve, 500)); // let the watch reach the Lead
+      // Steer: a message to the waiting (running) teammate, taken at the step boundary after the wait; its script answers the Lead.
+      const steer: JsonValue = { script: [{ send: { to: 'lead', content: { script: [{ answer: 'woken, steered' }] } } }] };
+      await waitTeam.sendMessage('waiter', steer, 'steer-while-waiting');
       await waitTeam.createTask({ subject: 'wake the waiter' });
       await waitTeam.waitForAnswer({ timeoutMs: 120_000 });
       await waitTeam.dispose();

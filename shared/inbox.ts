@@ -55,6 +55,16 @@ export function takePending(inbox: InboxState): { inbox: InboxState; messages: I
   return { inbox: { ...inbox, pending: [], consumed: inbox.consumed + inbox.pending.length }, messages: inbox.pending };
 }
 
+/**
+ * Messages a turn took and no model call saw (an interrupt came between), back at the front of
+ * pending in their order, no longer counted as consumed. Their ids stay seen: a retried send is
+ * still a duplicate.
+ */
+export function returnToPending(inbox: InboxState, messages: readonly InboxMessage[]): InboxState {
+  if (messages.length === 0) return inbox;
+  return { ...inbox, pending: [...messages, ...inbox.pending], consumed: inbox.consumed - messages.length };
+}
+
 /** The newest ids, at most SEEN_WINDOW of them and at most SEEN_BUDGET_BYTES of JSON (they are carried state). */
 function rememberSeen(seen: readonly string[], messageId: string): string[] {
   const next = [...seen, messageId];

@@ -3,7 +3,8 @@
  * the demo, so no model key or network is ever needed. It is a pure function of the request (plus
  * sleeping): no clock, randomness, environment or state between calls.
  *
- * The current turn is the last run of consecutive `user` messages in the request. Each of them
+ * The current turn is the last run of consecutive `user` messages in the request (a message a
+ * running turn took at a step boundary, Steer, starts such a run: its script takes over). Each of them
  * that is a rendered inbox message (see shared/agent/transcript.ts) whose content is an object with
  * an own `script` array contributes its steps, messages in order:
  *

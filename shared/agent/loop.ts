@@ -4,6 +4,8 @@
  * Temporal: the workflow injects `callModel` (an activity) and `dispatch` (activities or in-workflow
  * Team logic), so this runs deterministically inside workflow code and is unit-testable alone.
  * Entries are appended to the conversation as they happen, so an interrupted turn keeps what it did.
+ * Before each model call `atStepBoundary` lets the session take messages that arrived meanwhile
+ * (Steer, shared/agent/steer.ts): the model call right after sees them.
  */
 import type { ConversationEntry, SendOutcome } from '../contract';
 import type { ChatMessage, ModelResponse, ToolCall } from '../model';
@@ -34,6 +36,12 @@ export interface AgentTurnInput {
   firstStep?: number;
   /** Checked at each step boundary after the first: true makes the turn stop there and report where to resume. */
   shouldYield?(): boolean;
+  /**
+   * Called at every step boundary, right before the prompt of the step's model call is assembled
+   * (after the yield check): the session appends the messages that arrived during the turn to the
+   * conversation here (Steer). Synchronous, so the take and the model call are one activation.
+   */
+  atStepBoundary?(): void;
   callModel(messages: ChatMessage[]): Promise<ModelResponse>;
   dispatch(call: ToolCall, opId: string): Promise<DispatchResult>;
 }
@@ -54,6 +62,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
   for (let step = firstStep; step < maxSteps; step++) {
     // Between steps only: the model call and the tools of one step always complete together.
     if (step > firstStep && input.shouldYield?.()) return { reply: null, steps: step, receipts, stepLimitReached: false, yieldedAtStep: step };
+    input.atStepBoundary?.();
     const prompt = fitPrompt(assemblePrompt({ system: input.system, conversation: input.conversation, teamId: input.teamId }));
     const response = await input.callModel(prompt);
     const calls = response.message.toolCalls;

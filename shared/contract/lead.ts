@@ -176,7 +176,7 @@ export const reportRejectionSignal = defineSignal<[RejectionReport]>('reportReje
 export const getAgentStateQuery = defineQuery<LeadAgentView>('getAgentState');
 
 export interface PromptLeadRequest extends Attributed {
-  /** A follow-up user message for the Lead agent; starts its next turn. */
+  /** A follow-up user message for the Lead agent: a running turn takes it at its next step boundary, else it starts the next turn. */
   content: string;
   messageId?: string;
 }

@@ -14,6 +14,7 @@ import {
   getAgentStateQuery,
   getLeadRunInfoQuery,
   getTeamViewQuery,
+  promptLeadUpdate,
   TEAM_LEAD_WORKFLOW_TYPE,
   waitForEdgeUpdate,
 } from '../../shared/contract';
@@ -81,6 +82,53 @@ test("task Updates stay open while a rollover waits for the Lead's own turn, whi
   const firstHistory = await env.client.workflow.getHandle(teamId, firstRun.runId).fetchHistory();
   const callsInFirstRun = (firstHistory.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
   expect(callsInFirstRun).toHaveLength(1);
+  await handle.terminate('test done').catch(() => undefined);
+});
+
+test("send_message steers the Lead's running turn across continue-as-new: mail pending at the rollover is taken once by the resumed turn", async () => {
+  const teamId = uniqueId('team-steer-rollover');
+  // The Lead's turn blocks in wait_agent on roster edges; the rollover wakes it ({ woke: "rollover" }).
+  const prompt = scriptText(tool('wait_agent', { kinds: ['roster'], timeoutMs: 600_000 }), answer('the original plan, unsteered'));
+  const handle: WorkflowHandle = await env.client.workflow.start(TEAM_LEAD_WORKFLOW_TYPE, {
+    workflowId: teamId,
+    taskQueue: env.worker.taskQueue,
+    args: [{ teamId, agent: { prompt, profile: 'team' } }],
+  });
+  let agent = await handle.query(getAgentStateQuery);
+  for (let i = 0; i < 240 && agent.conversation.at(-1)?.toolCalls?.[0]?.name !== 'wait_agent'; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    agent = await handle.query(getAgentStateQuery);
+  }
+  expect(agent.status).toBe('running');
+
+  // A follow-up while the turn runs: it waits in the Lead's inbox for the next step boundary.
+  const followUp = scriptText(answer('steered across the rollover'));
+  const acceptance = await handle.executeUpdate(promptLeadUpdate, { args: [{ caller: 'lead', content: followUp, messageId: 'follow-up' }] });
+  expect(acceptance).toMatchObject({ messageId: 'follow-up', to: 'lead' });
+  // 4 lanes × (1 create + 250 edits): past 1,000 accepted Updates, so the run rolls over while the turn waits.
+  expect(await driveLanes(handle, 1, 250)).toEqual([]);
+
+  for (let i = 0; i < 240 && !agent.conversation.some((e) => e.role === 'assistant' && e.content === 'steered across the rollover'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    agent = await handle.query(getAgentStateQuery);
+  }
+  // One turn: the wait (woken by the rollover), then the carried follow-up, taken once, then the reply to it.
+  const turnOne = agent.conversation.filter((e) => e.turn === 1);
+  expect(turnOne.map((e) => [e.role, e.messageId ?? e.toolName ?? e.content])).toEqual([
+    ['user', `${teamId}/prompt`],
+    ['assistant', null],
+    ['tool', 'wait_agent'],
+    ['user', 'follow-up'],
+    ['assistant', 'steered across the rollover'],
+  ]);
+  expect(agent.conversation.filter((e) => e.messageId === 'follow-up')).toHaveLength(1);
+  const chain = await chainReport(env.client, teamId);
+  expect({ failedWorkflowTasks: chain.failedWorkflowTasks, terminated: chain.terminatedRuns }).toEqual({ failedWorkflowTasks: 0, terminated: 0 });
+  expect(chain.runs.length).toBeGreaterThanOrEqual(2);
+  // The first run never took it: its only model call is the one before the wait.
+  const firstRun = chain.runs[chain.runs.length - 1]!;
+  const firstHistory = await env.client.workflow.getHandle(teamId, firstRun.runId).fetchHistory();
+  expect((firstHistory.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')).toHaveLength(1);
   await handle.terminate('test done').catch(() => undefined);
 });
 

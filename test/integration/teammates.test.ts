@@ -183,7 +183,7 @@ test('waitForEdge wakes on the next edge after the call began, never replays ear
   await team.dispose();
 });
 
-test('interrupt cancels the running turn, keeps the inbox and changes no task ownership', async () => {
+test('interrupt cancels the running turn, keeps the inbox and changes no task ownership; a steered message no model call saw opens the next turn', async () => {
   const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'thinker', message: 'start' });
   await eventually(
@@ -193,25 +193,39 @@ test('interrupt cancels the running turn, keeps the inbox and changes no task ow
   const { task } = await team.createTask({ subject: 'owned by thinker' });
   const assigned = (await team.assignTask({ taskId: task.id, expectedRevision: task.revision, owner: 'thinker' })).task;
 
-  await team.sendMessage('thinker', { script: [{ think: 60_000 }] }, 'long');
+  // The turn blocks in wait_agent until the next task edge, so the test decides when its step boundary comes.
+  await team.sendMessage('thinker', { script: [{ tool: { name: 'wait_agent', args: { kinds: ['task'], timeoutMs: 600_000 } } }] }, 'long');
   await eventually(
     () => teammateState(team, 'thinker'),
-    (s) => s.status === 'running' && s.conversation.some((e) => e.messageId === 'long'),
+    (s) => s.status === 'running' && s.conversation.at(-1)?.toolCalls?.[0]?.name === 'wait_agent',
   );
-  await team.sendMessage('thinker', 'arrived meanwhile', 'meanwhile');
-  const during = await teammateState(team, 'thinker');
-  expect(during.pending.map((m) => m.messageId)).toEqual(['meanwhile']);
+  // Steer: the message sent meanwhile is taken at the step boundary after the wait, not when the turn ends;
+  // its script makes the model call that would see it think for a minute.
+  await team.sendMessage('thinker', { script: [{ think: 60_000 }] }, 'meanwhile');
+  await team.createTask({ subject: 'ends the wait' });
+  const during = await eventually(
+    () => teammateState(team, 'thinker'),
+    (s) => s.conversation.at(-1)?.messageId === 'meanwhile',
+  );
+  expect(during).toMatchObject({ status: 'running', pending: [], turns: 2 });
+  expect(during.conversation.at(-1)?.turn).toBe(2);
 
+  // The interrupt comes between the take and the model call that would see it: the message is not
+  // lost, it goes back to the inbox and opens the next turn (in the conversation once).
   const started = Date.now();
   const result = await team.interruptTeammate('thinker');
   expect(result).toEqual({ name: 'thinker', statusAtInterrupt: 'running' });
   const after = await eventually(
     () => teammateState(team, 'thinker'),
-    (s) => s.interruptedTurns === 1 && s.conversation.some((e) => e.messageId === 'meanwhile'),
+    (s) => s.interruptedTurns === 1 && s.turns === 3,
   );
   expect(Date.now() - started).toBeLessThan(30_000);
-  expect(after.conversation.some((e) => e.role === 'system' && JSON.stringify(e.content).includes('interrupted'))).toBe(true);
+  const interruptNote = after.conversation.findIndex((e) => e.role === 'system' && JSON.stringify(e.content).includes('interrupted'));
+  expect(interruptNote).toBeGreaterThan(0);
+  expect(after.conversation.filter((e) => e.messageId === 'meanwhile')).toEqual([expect.objectContaining({ role: 'user', turn: 3 })]);
+  expect(after.conversation.findIndex((e) => e.messageId === 'meanwhile')).toBeGreaterThan(interruptNote);
   expect(after.received).toBe(3);
+  expect(after.consumed).toBe(3);
 
   const history = await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'thinker')).fetchHistory();
   expect(history.events?.some((e) => e.activityTaskCancelRequestedEventAttributes)).toBe(true);

@@ -279,3 +279,44 @@ describe('runAgentTurn yielding at a rollover', () => {
     expect(result).toMatchObject({ reply: 'answer', steps: 4 });
   });
 });
+
+describe('runAgentTurn steering at step boundaries', () => {
+  it('send_message steers a running turn: a message taken at the step boundary is in the very next model call, once', async () => {
+    const conversation: ConversationEntry[] = [opening];
+    const mail: ConversationEntry[] = [];
+    const model = fakeModel([reply(null, [call('c1', 'list_tasks')]), reply(null, [call('c2', 'list_tasks')]), reply('done')]);
+    const dispatch = fakeDispatch({
+      list_tasks: (c) => {
+        // A message arrives while the first tool runs.
+        if (c.id === 'c1') mail.push({ role: 'user', messageId: 'steer-1', from: 'bob', content: 'new facts', turn: 2 });
+        return { ok: true, text: '[]' };
+      },
+    });
+    const boundaries: number[] = [];
+    const atStepBoundary = (): void => {
+      boundaries.push(model.seen.length);
+      conversation.push(...mail.splice(0));
+    };
+    await runAgentTurn(turnInput(conversation, model, dispatch, { atStepBoundary }));
+    // Called before every model call (with the number of calls made so far), never after the last.
+    expect(boundaries).toEqual([0, 1, 2]);
+    const rendered = renderInboxMessage({ messageId: 'steer-1', from: 'bob', content: 'new facts' });
+    expect(model.seen[0]!.some((m) => m.content === rendered)).toBe(false);
+    expect(model.seen[1]!.at(-1)).toEqual({ role: 'user', content: rendered });
+    expect(model.seen[2]!.filter((m) => m.content === rendered)).toHaveLength(1);
+    expect(conversation.map((e) => e.messageId ?? e.role)).toEqual(['op-1', 'assistant', 'tool', 'steer-1', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('a turn yielding at a rollover does not take at that boundary: the resumed turn does, before its first model call', async () => {
+    const conversation: ConversationEntry[] = [opening];
+    const taken: number[] = [];
+    const model = fakeModel([reply(null, [call('c1', 'list_tasks')]), reply('done')]);
+    const first = await runAgentTurn(
+      turnInput(conversation, model, fakeDispatch({}), { shouldYield: () => true, atStepBoundary: () => taken.push(model.seen.length) }),
+    );
+    expect(first.yieldedAtStep).toBe(1);
+    expect(taken).toEqual([0]);
+    await runAgentTurn(turnInput(conversation, model, fakeDispatch({}), { firstStep: 1, atStepBoundary: () => taken.push(model.seen.length) }));
+    expect(taken).toEqual([0, 1]);
+  });
+});

@@ -4,6 +4,7 @@
  * dispatched by name: work tools on the checkout's queue in the session's directory, Team and
  * subagent tools as the session supplies them.
  */
+import { patched } from '@temporalio/workflow';
 import { dispatchByName } from '../../shared/agent/dispatch';
 import type { AgentTurnResult, DispatchResult } from '../../shared/agent/loop';
 import { runAgentTurn } from '../../shared/agent/loop';
@@ -31,7 +32,15 @@ export interface SessionTurn {
   subagent(call: ToolCall, opId: string): Promise<DispatchResult>;
   firstStep?: number;
   shouldYield?: () => boolean;
+  /** The session's inbox as Steer sees it: whether anything is pending, and taking it into the running turn's conversation. */
+  steer: { hasPending(): boolean; take(): void };
 }
+
+/**
+ * Steer: a running turn takes pending messages at each step boundary. Histories recorded before it
+ * took them only when the next turn began, so they replay without the take (no marker in them).
+ */
+export const STEER_RUNNING_TURNS_PATCH = 'steer-running-turns-v1';
 
 /** Not async on purpose: awaiting it is awaiting the turn itself, with no extra promise step to reorder commands. */
 export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {
@@ -41,6 +50,10 @@ export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {
     teamId: t.teamId,
     ...(t.firstStep !== undefined ? { firstStep: t.firstStep } : {}),
     ...(t.shouldYield ? { shouldYield: t.shouldYield } : {}),
+    // patched() only when there is something to take: a turn with no mail meanwhile issues the commands it always did.
+    atStepBoundary: () => {
+      if (t.steer.hasPending() && patched(STEER_RUNNING_TURNS_PATCH)) t.steer.take();
+    },
     system: `${policyOf(t.toolset)}\n\n${identityText({ teamId: t.teamId, name: t.name, role: t.role, cwd: t.session.cwd })}`,
     opIdPrefix: t.opIdPrefix,
     callModel: (messages) => models.callModel({ model: t.model, toolset: t.toolset, messages }),

@@ -18,7 +18,8 @@ import { LEAD, teamView } from '../../shared/team';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
 import { workTools } from '../common/agentActivities';
 import { runSessionTurn } from '../common/agentTurn';
-import type { LeadAgentState } from './agentState';
+import { takeAtStepBoundary } from '../../shared/agent/steer';
+import { teamIdOfLeadMail, type LeadAgentState } from './agentState';
 import type { LeadRun } from './leadRun';
 import type { LeadOperations } from './operations';
 import { LeadSubagents } from './subagents';
@@ -114,6 +115,8 @@ export class LeadAgentRunner {
           subagent: (c, id) => runSubagentToolCall(c, this.subagents.context(id)),
           ...(resume ? { firstStep: resume.step } : {}),
           shouldYield: this.deps.yieldForRollover,
+          // Steer: mail to the Lead (members' sends, the operator's follow-ups) joins the running turn at its next step boundary.
+          steer: { hasPending: () => run.state.leadInbox.pending.length > 0, take: () => this.takeIntoTurn(turn) },
         }),
       );
       if (result.yieldedAtStep !== undefined) {
@@ -135,6 +138,17 @@ export class LeadAgentRunner {
       this.turnScope = undefined;
       agent.currentTurn = null;
     }
+  }
+
+  /**
+   * The Lead's inbox into its running turn. A yield for a rollover comes before this at the same
+   * boundary, so mail pending at the rollover is carried in the inbox and taken by the resumed turn.
+   */
+  private takeIntoTurn(turn: number): void {
+    const { run, agent, teamId } = this.deps;
+    const take = takeAtStepBoundary(run.state.leadInbox, turn, (m) => teamIdOfLeadMail(m, teamId));
+    run.apply([{ type: 'leadInboxTaken' }]);
+    agent.takeIntoRunningTurn(take);
   }
 
   /** Turns until the Team closes; each reply is held back while required work remains (shared/lead/nextStep.ts). */

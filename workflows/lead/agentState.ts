@@ -10,6 +10,12 @@ import { OPERATOR } from '../../shared/lead';
 import { LEAD } from '../../shared/team';
 import { QUERIED_CONVERSATION_BUDGET_BYTES, compactConversation, compactConversationOrDrop } from '../../shared/agent/budget';
 import { completedTurnPrefix } from '../../shared/agent/prompt';
+import { inboxEntry } from '../../shared/agent/steer';
+
+/** Messages from members are records of this Team; the operator's prompts are not. */
+export function teamIdOfLeadMail(message: InboxMessage, teamId: string): string | undefined {
+  return message.from === OPERATOR ? undefined : teamId;
+}
 
 export class LeadAgentState {
   readonly options: LeadAgentOptions | null;
@@ -47,19 +53,24 @@ export class LeadAgentState {
   beginTurn(messages: InboxMessage[], teamId: string): number {
     this.state.turns += 1;
     this.currentTurn = this.state.turns;
-    if (messages.some((m) => m.from !== LEAD)) this.state.nudges = 0;
-    for (const m of messages) {
-      // Messages from members are records of this Team; the operator's prompts are not.
-      this.state.conversation.push({
-        role: 'user',
-        messageId: m.messageId,
-        from: m.from,
-        content: m.content,
-        turn: this.state.turns,
-        ...(m.from === OPERATOR ? {} : { teamId }),
-      });
-    }
+    this.record(messages, teamId);
     return this.state.turns;
+  }
+
+  /** Steer: messages taken at a step boundary of the running turn (the current turn), as its user entries. */
+  takeIntoRunningTurn(take: { messages: InboxMessage[]; entries: ConversationEntry[] }): void {
+    this.noteSenders(take.messages);
+    this.state.conversation.push(...take.entries);
+  }
+
+  private record(messages: InboxMessage[], teamId: string): void {
+    this.noteSenders(messages);
+    for (const m of messages) this.state.conversation.push(inboxEntry(m, this.state.turns, teamIdOfLeadMail(m, teamId)));
+  }
+
+  /** Word from anyone but the Lead itself (its own nudges) starts the nudge budget over. */
+  private noteSenders(messages: InboxMessage[]): void {
+    if (messages.some((m) => m.from !== LEAD)) this.state.nudges = 0;
   }
 
   note(content: ConversationEntry['content']): void {

@@ -1,6 +1,7 @@
 /**
  * The session loop of a continuable child (a teammate, or an ordinary subagent): wait for inbox
- * items, run one agent turn over everything pending, repeat; roll over at a turn boundary. The
+ * items, run one agent turn over everything pending, repeat; roll over at a turn boundary. A
+ * running turn takes messages that arrive meanwhile at its step boundaries (Steer). The
  * Lead's interrupt cancels the current turn only; cancelling the workflow (disposal, close_agent)
  * ends it. Logic lives in SessionRun (sessionRun.ts: inbox, conversation) and shared/agent (prompt, loop, tools).
  */
@@ -98,6 +99,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
           ? runTeamToolCall(c, waitInMemberWorkflow(mate, teamId, name, id))
           : asToolResult(() => memberTeamTools.runTeamTool({ teamId, caller: name, call: c, opId: id }), c),
       subagent: (c) => Promise.resolve(unknownToolResult(hooks.toolset, c.name)),
+      steer: { hasPending: () => mate.hasPending(), take: () => mate.takeAtStepBoundary() },
     });
   };
 

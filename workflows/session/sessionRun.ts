@@ -7,6 +7,7 @@ import type { ConversationEntry, LiveStatus, TeammateStateView } from '../../sha
 import type { CarriedTeammateState, TeammateRunInput } from '../../shared/session/carried';
 import type { InboxMessage, InboxState } from '../../shared/inbox';
 import { emptyInbox, receive, takePending } from '../../shared/inbox';
+import { inboxEntry, takeAtStepBoundary, withdrawUnanswered } from '../../shared/agent/steer';
 import { deliveryProblem, relaySeqOf } from '../../shared/session/delivery';
 import { carriedWithinBudget, compactConversationOrDrop } from '../../shared/agent/budget';
 import { MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
@@ -44,6 +45,8 @@ export class SessionRun {
   readonly ignored: IgnoredSignals = noIgnoredSignals();
   /** Bytes of the messages waiting in the inbox. */
   private pendingBytes: number;
+  /** The messages the running turn took at its latest step boundary (Steer); an interrupt before its model call returns them. */
+  private lastTake: InboxMessage[] = [];
 
   constructor(
     readonly input: TeammateRunInput,
@@ -119,24 +122,30 @@ export class SessionRun {
   /** Moves every pending message into the conversation as user entries of the next turn. */
   beginTurn(): { turn: number; messages: InboxMessage[] } {
     const { inbox, messages } = takePending(this.inbox);
-    this.inbox = inbox;
-    this.pendingBytes = 0;
-    this.settled += messages.filter((m) => m.relaySeq !== undefined).length;
     this.turns += 1;
     this.turnsThisRun += 1;
     this.interruptRequested = false;
     this.status = 'running';
-    // Messages from the Team are Team records: a fork of a root drops them with the ancestor's Team.
-    for (const m of messages)
-      this.conversation.push({
-        role: 'user',
-        messageId: m.messageId,
-        from: m.from,
-        content: m.content,
-        turn: this.turns,
-        ...(this.role === 'teammate' ? { teamId: this.input.descriptor.teamId } : {}),
-      });
+    this.lastTake = [];
+    this.record(inbox, messages);
     return { turn: this.turns, messages };
+  }
+
+  /** Steer: the running turn takes every message that arrived meanwhile, at a step boundary before its next model call. */
+  takeAtStepBoundary(): void {
+    const { inbox, messages } = takeAtStepBoundary(this.inbox, this.turns, () => undefined);
+    this.lastTake = messages;
+    this.record(inbox, messages);
+  }
+
+  /** The inbox after a take, and the taken messages as user entries of the current turn (each settles its relay). */
+  private record(inbox: InboxState, messages: InboxMessage[]): void {
+    this.inbox = inbox;
+    this.pendingBytes = 0;
+    this.settled += messages.filter((m) => m.relaySeq !== undefined).length;
+    // Messages from the Team are Team records: a fork of a root drops them with the ancestor's Team.
+    const teamId = this.role === 'teammate' ? this.input.descriptor.teamId : undefined;
+    for (const m of messages) this.conversation.push(inboxEntry(m, this.turns, teamId));
   }
 
   /**
@@ -145,6 +154,7 @@ export class SessionRun {
    */
   endTurn(outcome: { completed: true } | { interrupted: true } | { failed: string }): void {
     if ('interrupted' in outcome) {
+      this.returnUnansweredTake();
       this.interruptedTurns += 1;
       this.conversation.push({ role: 'system', content: { event: 'turn interrupted by the Lead' }, turn: this.turns });
     } else if ('failed' in outcome) {
@@ -152,6 +162,21 @@ export class SessionRun {
     }
     this.interruptRequested = false;
     this.status = 'idle';
+    this.lastTake = [];
+  }
+
+  /**
+   * An interrupt between a step-boundary take and the model call that would have seen it: those
+   * messages go back to the front of the inbox (unsettled again; the Lead has not been told of them
+   * yet, reports happen between turns), so the next turn opens with them instead of losing them.
+   */
+  private returnUnansweredTake(): void {
+    const { conversation, inbox, returned } = withdrawUnanswered(this.conversation, this.inbox, this.lastTake);
+    if (returned.length === 0) return;
+    this.conversation = conversation;
+    this.inbox = inbox;
+    this.pendingBytes = jsonBytes(inbox.pending);
+    this.settled -= returned.filter((m) => m.relaySeq !== undefined).length;
   }
 
   carry(conversationBudget?: number): CarriedTeammateState {
