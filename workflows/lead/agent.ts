@@ -39,6 +39,8 @@ export interface LeadAgentDeps {
   /** True when the run is rolling over: the Lead's turn stops at its next step boundary and goes on in the next run. */
   yieldForRollover: () => boolean;
   stopChild(workflowId: string): Promise<void>;
+  /** Told the step the Lead's turn is at, for the workflow's current details. */
+  onStep(step: string): void;
 }
 
 export class LeadAgentRunner {
@@ -114,6 +116,7 @@ export class LeadAgentRunner {
           subagent: (c, id) => runSubagentToolCall(c, this.subagents.context(id)),
           ...(resume ? { firstStep: resume.step } : {}),
           shouldYield: this.deps.yieldForRollover,
+          onStep: (step) => this.deps.onStep(step),
         }),
       );
       if (result.yieldedAtStep !== undefined) {
