@@ -3,6 +3,7 @@
  * every start, current details of the Lead and of members, and activity summaries. Bounded, one
  * line where the UI shows one line, and no tool arguments beyond a short command prefix.
  */
+import { webUiLink, webUiTeamLink } from '../../cli/format';
 import type { LeadState } from '../../shared/lead';
 import { applyLeadAll, decideSettle, decideSpawnTeammate, emptyLeadState, parseSpawn } from '../../shared/lead';
 import { LEAD, decideTask } from '../../shared/team';
@@ -144,5 +145,18 @@ describe('Web UI activity summaries', () => {
       expect(text.length).toBeLessThanOrEqual(MAX_SUMMARY_LENGTH);
       expect(text).not.toMatch(/\n/);
     }
+  });
+});
+
+describe('Web UI links', () => {
+  test('links point at the configured Web UI (TEMPORAL_UI_URL), else the local dev server UI, else none', () => {
+    const configured = { TEMPORAL_UI_URL: 'https://temporal.example.com/' };
+    expect(webUiLink('127.0.0.1:7233', 'default', 'team/1', configured)).toBe('https://temporal.example.com/namespaces/default/workflows/team%2F1');
+    expect(webUiLink('temporal.internal:7233', 'ns', 't', configured)).toBe('https://temporal.example.com/namespaces/ns/workflows/t');
+    expect(webUiLink('127.0.0.1:7233', 'default', 't', { TEMPORAL_UI_PORT: '18233' })).toBe('http://127.0.0.1:18233/namespaces/default/workflows/t');
+    expect(webUiLink('temporal.internal:7233', 'default', 't', {})).toBeNull();
+    const team = webUiTeamLink('127.0.0.1:7233', 'default', 'demo "1"', configured)!;
+    expect(decodeURIComponent(new URL(team).searchParams.get('query')!)).toBe('AgentTeamId = "demo \\"1\\""');
+    expect(team.startsWith('https://temporal.example.com/namespaces/default/workflows?query=')).toBe(true);
   });
 });
