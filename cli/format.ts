@@ -105,6 +105,18 @@ export function progressLine(view: LeadAgentView, edge: TeamEdge | null, last: {
  * address (TEMPORAL_UI_PORT, default 8233), Temporal Cloud's UI for *.tmprl.cloud; otherwise null.
  */
 export function webUiLink(address: string, namespace: string, workflowId: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  const base = webUiBase(address, env);
+  return base ? `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : null;
+}
+
+/** The Web UI's workflow list filtered to one Team: the Lead, its teammates and subagents (`AgentTeamId = "<teamId>"`). */
+export function webUiTeamLink(address: string, namespace: string, teamId: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  const base = webUiBase(address, env);
+  const query = `AgentTeamId = "${teamId.replace(/["\\]/g, '\\$&')}"`;
+  return base ? `${base}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(query)}` : null;
+}
+
+function webUiBase(address: string, env: NodeJS.ProcessEnv): string | null {
   let base = env.TEMPORAL_UI_URL?.replace(/\/+$/, '');
   if (!base) {
     const host = address.replace(/^\[?([^\]]*?)\]?(:\d+)?$/, '$1').toLowerCase();
@@ -112,7 +124,7 @@ export function webUiLink(address: string, namespace: string, workflowId: string
       base = `http://${host === '0.0.0.0' || host === '::1' ? '127.0.0.1' : host}:${env.TEMPORAL_UI_PORT || 8233}`;
     else if (host.endsWith('.tmprl.cloud')) base = 'https://cloud.temporal.io';
   }
-  return base ? `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : null;
+  return base ?? null;
 }
 
 /** `agent-teams status`: the Lead's run, its task queue and workers, its workflow task, and the advice. */

@@ -16,7 +16,7 @@ import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TEAM_CALL_TIMED_OUT, TeamCal
 import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAgentOptions, type LeadAgentView, type ProfileName } from '../shared/contract';
 import type { JsonValue } from '../shared/json';
 import { LEAD, type TaskMutationResult, type TaskStatus } from '../shared/team';
-import { formatAgentView, formatConversation, formatEdge, formatHealth, formatRoster, formatTasks, progressLine, webUiLink } from './format';
+import { formatAgentView, formatConversation, formatEdge, formatHealth, formatRoster, formatTasks, progressLine, webUiLink, webUiTeamLink } from './format';
 import { PANEL_TOKEN_REQUIRED, isLoopback, startPanel } from './panel/server';
 import { DEFAULT_TIMEOUT_S, cliTimeoutMessage, commandPlan, parseSeconds, type CommandKind } from './timeouts';
 
@@ -196,6 +196,8 @@ function describeAgent(agent: LeadAgentOptions | undefined, inheritFrom?: string
 function printWebUi(options: GlobalOptions, target: Target, teamId: string, link: string | null): void {
   if (options.json) return;
   console.log(link ? `Web UI: ${link}` : `Web UI: set TEMPORAL_UI_URL to print a link (workflow id ${teamId}, namespace ${target.namespace})`);
+  const team = webUiTeamLink(target.address, target.namespace, teamId);
+  if (team) console.log(`Web UI, the whole Team: ${team}`);
 }
 
 /** After start/fork: what was started and the Web UI link, then (with --wait) the Lead's answer. */

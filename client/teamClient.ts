@@ -21,7 +21,8 @@ import { TEAM_CLOSED, TEAM_ROLLING_OVER } from '../shared/failures';
 import type { AgentTeamView } from '../shared/projection/agentTeamView';
 import { MAX_REPORTED_MESSAGE_LENGTH } from '../shared/signalPayloads';
 import { errorMessage } from '../shared/errors';
-import { AGENT_TEAM_ID, AGENT_TEAM_ROLE } from '../shared/searchAttributes';
+import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../shared/searchAttributes';
+import { leadContext, startMetadata } from '../shared/webUi';
 import type { LegacyMailbox, TaskMutationResult, TaskSnapshot, TaskView, TeamView } from '../shared/team';
 import { LEAD, isTeamRejectionType } from '../shared/team';
 import type { InboxMessage } from '../shared/inbox';
@@ -296,7 +297,15 @@ export class TeamClient {
           typedSearchAttributes: [
             { key: AGENT_TEAM_ID, value: options.teamId },
             { key: AGENT_TEAM_ROLE, value: 'lead' },
+            { key: AGENT_TEAM_MEMBER, value: LEAD },
           ],
+          ...startMetadata({
+            teamId: options.teamId,
+            name: LEAD,
+            role: 'lead',
+            context: leadContext(options.agent, forkOf?.teamId),
+            model: options.agent?.model ?? null,
+          }),
         }),
       );
     } catch (error) {

@@ -3,6 +3,7 @@
  * demo Team on it, then prints where to look. Keeps running until Ctrl-C so the Team can be
  * inspected in the Web UI or with the `temporal` CLI. `npm start -- --once` exits after the demo.
  *   TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (8233), TEMPORAL_DB_FILE (~/.cache/agent-teams-temporal/dev.sqlite)
+ *   TEMPORAL_UI_URL: the Web UI the printed links point at (default: this dev server's own UI)
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -10,6 +11,7 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
+import { webUiLink, webUiTeamLink } from '../cli/format';
 import { startPanel } from '../cli/panel/server';
 import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { errorMessage } from '../shared/errors';
@@ -66,13 +68,19 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const teamId = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  const webUiOf = (id: string): string => `${server.uiUrl}/namespaces/default/workflows/${encodeURIComponent(id)}`;
-  const webUi = webUiOf(teamId);
+  // The configured Web UI when TEMPORAL_UI_URL is set, else the one this dev server runs (its port may not be 8233).
+  const uiBase = process.env.TEMPORAL_UI_URL || server.uiUrl || undefined;
+  const webUiOf = (id: string): string | null => webUiLink(server.address, 'default', id, { ...process.env, TEMPORAL_UI_URL: uiBase });
+  const webUi = webUiOf(teamId) ?? '(headless: no Web UI)';
+  // The CLI builds its links from TEMPORAL_UI_URL (else port 8233): say so when this server's UI is elsewhere.
+  const cliUiEnv = !process.env.TEMPORAL_UI_URL && uiPort !== 8233 && uiBase ? `TEMPORAL_UI_URL=${uiBase} ` : '';
   const wantedPanelPort = Number(process.env.PANEL_PORT ?? 8299);
   const panel = await startPanel({ client, port: (await portIsFree(wantedPanelPort)) ? wantedPanelPort : 0, webUiLink: webUiOf });
   const panelUrl = `${panel.url}teams/${encodeURIComponent(teamId)}`;
   console.log(`[3/4] starting demo Team ${teamId}: a Lead agent (Team profile) with two teammates…`);
   console.log(`      Web UI of the Lead: ${webUi}`);
+  const teamList = webUiTeamLink(server.address, 'default', teamId, { ...process.env, TEMPORAL_UI_URL: uiBase });
+  if (teamList) console.log(`      Web UI, whole Team: ${teamList}`);
   console.log(`      live panel:         ${panelUrl}`);
   const team = await TeamClient.start(client, { teamId, taskQueue: DEFAULT_TASK_QUEUE, agent: { prompt: demoAgentPrompt(), profile: 'team' } });
   let lastLine = '';
@@ -93,7 +101,8 @@ async function main(): Promise<void> {
   console.log('[4/4] done. Inspect the Team:');
   console.log(`      Web UI:  ${webUi}`);
   console.log(`      panel:   ${panelUrl} (every Team: ${panel.url})`);
-  console.log(`      CLI:     npm run cli -- --address ${server.address} conversation ${teamId}`);
+  console.log(`      CLI:     ${cliUiEnv}npm run cli -- --address ${server.address} status ${teamId}`);
+  console.log(`               npm run cli -- --address ${server.address} conversation ${teamId}`);
   console.log(`               temporal workflow query --address ${server.address} --workflow-id ${teamId} --name getTeamView`);
   console.log(`      binary:  ${server.process.spawnfile}`);
 

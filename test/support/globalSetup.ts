@@ -1,9 +1,10 @@
 /**
- * Starts one real Temporal dev server (in-memory SQLite, headless, free port) for the integration
- * project and bundles the workflows once (the production ones plus the test-only ones in
- * testWorkflows.ts). Tests read TEMPORAL_ADDRESS and AGENT_TEAMS_WORKFLOW_BUNDLE. With
+ * Starts one real Temporal dev server (SQLite in a temp dir, free ports, with its Web UI) for the
+ * integration project and bundles the workflows once (the production ones plus the test-only ones
+ * in testWorkflows.ts). Tests read TEMPORAL_ADDRESS, AGENT_TEAMS_WORKFLOW_BUNDLE and
+ * AGENT_TEAMS_TEST_UI_URL (the Web UI, for the browser test of the Team dashboard). With
  * AGENT_TEAMS_TEST_TARGET=cluster (`npm run test:cluster`) the tests run on the multi-service
- * cluster of `npm run cluster` instead, brought up here if it is not up; it stays up afterwards.
+ * cluster of `npm run cluster` instead (no Web UI), brought up here if it is not up; it stays up.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -15,7 +16,8 @@ import { startDevServer } from '../../scripts/devServer';
 export default async function globalSetup(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-test-'));
   const onCluster = process.env.AGENT_TEAMS_TEST_TARGET === 'cluster';
-  const server = onCluster ? null : await startDevServer({ uiPort: false, dbFilename: path.join(dir, 'temporal.sqlite') });
+  // The Web UI is served by the same process (a few MB more); test/integration/webUi.test.ts opens it in Chromium.
+  const server = onCluster ? null : await startDevServer({ dbFilename: path.join(dir, 'temporal.sqlite') });
   const address = server ? server.address : (await clusterUp()).address;
   const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./testWorkflows'), logger: quietLogger });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
@@ -23,6 +25,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEMPORAL_ADDRESS = address;
   process.env.AGENT_TEAMS_WORKFLOW_BUNDLE = bundlePath;
   process.env.AGENT_TEAMS_TEST_DIR = dir;
+  if (server?.uiUrl) process.env.AGENT_TEAMS_TEST_UI_URL = server.uiUrl;
   (globalThis as Record<string, unknown>).__agentTeamsServer = server;
 }
 

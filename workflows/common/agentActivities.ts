@@ -2,10 +2,11 @@
  * Activity proxies of the agent runtime, with the Temporal options that give model and tool calls
  * their retry, timeout and cancellation behaviour. Shared by the Lead and member workflows.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { ModelActivities, TeamActivities, WorkToolActivities } from '../../shared/contract';
 import type { DispatchResult } from '../../shared/agent/loop';
 import type { ToolCall } from '../../shared/model';
+import { toolCallSummary } from '../../shared/webUi';
 
 /**
  * Model calls: the only retry layer (a provider makes one HTTP request per attempt). Rate limits,
@@ -29,11 +30,14 @@ export const memberTeamTools = proxyActivities<TeamActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
 });
 
+/** The work tool proxy, with `executeWithOptions` for each call's summary. */
+export type CheckoutActivities = ActivityInterfaceFor<WorkToolActivities>;
+
 /**
  * Work tools run on the worker that holds the checkout. One attempt only: bash is not idempotent,
  * so a lost worker comes back to the model as an error result instead of a silent second run.
  */
-export function workTools(checkoutTaskQueue: string): WorkToolActivities {
+export function workTools(checkoutTaskQueue: string): CheckoutActivities {
   return proxyActivities<WorkToolActivities>({
     taskQueue: checkoutTaskQueue,
     startToCloseTimeout: '15 minutes',
@@ -59,9 +63,10 @@ export async function asToolResult(run: () => Promise<DispatchResult>, call: Too
 }
 
 /** A work tool on the checkout's queue, run in the session's directory; a `cd` in bash moves only this session. */
-export function runWorkToolCall(checkout: WorkToolActivities, call: ToolCall, session: { cwd: string }): Promise<DispatchResult> {
+export function runWorkToolCall(checkout: CheckoutActivities, call: ToolCall, session: { cwd: string }, name: string): Promise<DispatchResult> {
   return asToolResult(async () => {
-    const result = await checkout.runWorkTool({ tool: call.name, argumentsJson: call.argumentsJson, cwd: session.cwd });
+    const input = { tool: call.name, argumentsJson: call.argumentsJson, cwd: session.cwd };
+    const result = await checkout.runWorkTool.executeWithOptions({ summary: toolCallSummary(name, call) }, [input]);
     session.cwd = result.cwd;
     return { ok: result.ok, text: result.text };
   }, call);

@@ -10,9 +10,10 @@ import type { AgentTurnResult, DispatchResult } from '../../shared/agent/loop';
 import { runAgentTurn } from '../../shared/agent/loop';
 import { identityText } from '../../shared/agent/policy';
 import { policyOf, type Toolset } from '../../shared/agent/profiles';
-import type { ConversationEntry, WorkToolActivities } from '../../shared/contract';
+import type { ConversationEntry } from '../../shared/contract';
 import type { ToolCall } from '../../shared/model';
-import { models, runWorkToolCall } from './agentActivities';
+import { MODEL_STEP, modelCallSummary, toolStep } from '../../shared/webUi';
+import { models, runWorkToolCall, type CheckoutActivities } from './agentActivities';
 
 export interface SessionTurn {
   conversation: ConversationEntry[];
@@ -25,7 +26,7 @@ export interface SessionTurn {
   model: string | null;
   /** The session's working directory; bash's `cd` moves only this session's. */
   session: { cwd: string };
-  checkout: WorkToolActivities;
+  checkout: CheckoutActivities;
   /** Prefix of the turn's deterministic operation ids. */
   opIdPrefix: string;
   team(call: ToolCall, opId: string): Promise<DispatchResult>;
@@ -34,6 +35,8 @@ export interface SessionTurn {
   shouldYield?: () => boolean;
   /** The session's inbox as Steer sees it: whether anything is pending, and taking it into the running turn's conversation. */
   steer: { hasPending(): boolean; take(): void };
+  /** Told the step the turn is at (`calling model`, `bash: npm test`), for the workflow's current details. */
+  onStep?: (step: string) => void;
 }
 
 /**
@@ -44,6 +47,7 @@ export const STEER_RUNNING_TURNS_PATCH = 'steer-running-turns-v1';
 
 /** Not async on purpose: awaiting it is awaiting the turn itself, with no extra promise step to reorder commands. */
 export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {
+  let step = t.firstStep ?? 0; // model calls are one per step, in order
   return runAgentTurn({
     conversation: t.conversation,
     turn: t.turn,
@@ -56,12 +60,17 @@ export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {
     },
     system: `${policyOf(t.toolset)}\n\n${identityText({ teamId: t.teamId, name: t.name, role: t.role, cwd: t.session.cwd })}`,
     opIdPrefix: t.opIdPrefix,
-    callModel: (messages) => models.callModel({ model: t.model, toolset: t.toolset, messages }),
-    dispatch: (call, opId) =>
-      dispatchByName(t.toolset, call, opId, {
-        work: (c) => runWorkToolCall(t.checkout, c, t.session),
+    callModel: (messages) => {
+      t.onStep?.(MODEL_STEP);
+      return models.callModel.executeWithOptions({ summary: modelCallSummary(t.name, t.turn, step++) }, [{ model: t.model, toolset: t.toolset, messages }]);
+    },
+    dispatch: (call, opId) => {
+      t.onStep?.(toolStep(call));
+      return dispatchByName(t.toolset, call, opId, {
+        work: (c) => runWorkToolCall(t.checkout, c, t.session, t.name),
         team: (c, id) => t.team(c, id),
         subagent: (c, id) => t.subagent(c, id),
-      }),
+      });
+    },
   });
 }

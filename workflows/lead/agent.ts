@@ -40,6 +40,8 @@ export interface LeadAgentDeps {
   /** True when the run is rolling over: the Lead's turn stops at its next step boundary and goes on in the next run. */
   yieldForRollover: () => boolean;
   stopChild(workflowId: string): Promise<void>;
+  /** Told the step the Lead's turn is at, for the workflow's current details. */
+  onStep(step: string): void;
 }
 
 export class LeadAgentRunner {
@@ -117,6 +119,7 @@ export class LeadAgentRunner {
           shouldYield: this.deps.yieldForRollover,
           // Steer: mail to the Lead (members' sends, the operator's follow-ups) joins the running turn at its next step boundary.
           steer: { hasPending: () => run.state.leadInbox.pending.length > 0, take: () => this.takeIntoTurn(turn) },
+          onStep: (step) => this.deps.onStep(step),
         }),
       );
       if (result.yieldedAtStep !== undefined) {

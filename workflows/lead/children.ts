@@ -5,11 +5,20 @@
  */
 import type { SearchAttributePair } from '@temporalio/common';
 import { ApplicationFailure, ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, startChild } from '@temporalio/workflow';
-import type { SubagentWorkflow, TeamActivities, TeammateInput, TeammateWorkflow } from '../../shared/contract';
+import type { ReconcileOutcome, ReconcileTeammateInput, SubagentWorkflow, TeamActivities, TeammateInput, TeammateWorkflow } from '../../shared/contract';
 import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
+import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/searchAttributes';
+import { controlSummary, startMetadata, type WorkflowIdentity } from '../../shared/webUi';
 
-/** The Lead's control activities: recovery and stopping children. */
-export const control = proxyActivities<TeamActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '20 seconds', retry: { maximumAttempts: 5 } });
+const controlActivities = proxyActivities<TeamActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '20 seconds', retry: { maximumAttempts: 5 } });
+
+/** The Lead's control activities: recovery and stopping children, each call with its Web UI summary (same promise, no extra step). */
+export const control = {
+  reconcileTeammate: (input: ReconcileTeammateInput): Promise<ReconcileOutcome> =>
+    controlActivities.reconcileTeammate.executeWithOptions({ summary: controlSummary('reconcileTeammate', input.workflowId) }, [input]),
+  stopTeammate: (input: { workflowId: string }): Promise<void> =>
+    controlActivities.stopTeammate.executeWithOptions({ summary: controlSummary('stopTeammate', input.workflowId) }, [input]),
+};
 
 export interface ChildStart {
   workflowType: string;
@@ -17,6 +26,17 @@ export interface ChildStart {
   input: TeammateInput;
   memo?: Record<string, unknown>;
   typedSearchAttributes?: SearchAttributePair[];
+  /** Who the child is, for the Web UI (static summary and details; user metadata, not checked on replay). */
+  identity?: WorkflowIdentity;
+}
+
+/** A member's search attributes: `AgentTeamId` lists the whole Team, `AgentTeamMember` finds this one. */
+export function memberSearchAttributes(who: Pick<WorkflowIdentity, 'teamId' | 'name' | 'role'>): SearchAttributePair[] {
+  return [
+    { key: AGENT_TEAM_ID, value: who.teamId },
+    { key: AGENT_TEAM_ROLE, value: who.role },
+    { key: AGENT_TEAM_MEMBER, value: who.name },
+  ];
 }
 
 /** Not async on purpose: awaiting this is awaiting startChild itself, with no extra promise step to reorder commands. */
@@ -37,5 +57,6 @@ export function startSessionChild(start: ChildStart): ReturnType<typeof startChi
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     ...(start.memo ? { memo: start.memo } : {}),
     ...(start.typedSearchAttributes ? { typedSearchAttributes: start.typedSearchAttributes } : {}),
+    ...(start.identity ? startMetadata(start.identity) : {}),
   });
 }

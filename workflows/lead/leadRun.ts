@@ -30,6 +30,8 @@ export class LeadRun {
   readonly ignored: IgnoredSignals = noIgnoredSignals();
   /** Names whose creator (a spawnTeammate handler) is running in this run. */
   private readonly creators = new Set<string>();
+  /** Called after events were applied (the Web UI's current details); must not issue commands. */
+  onApplied: () => void = () => undefined;
 
   constructor(
     public state: LeadState,
@@ -37,7 +39,9 @@ export class LeadRun {
   ) {}
 
   apply(events: readonly LeadEvent[]): void {
-    if (events.length > 0) this.state = applyLeadAll(this.state, events, this.now());
+    if (events.length === 0) return;
+    this.state = applyLeadAll(this.state, events, this.now());
+    this.onApplied();
   }
 
   /** Applies an accepted decision; a rejection becomes the typed failure the caller sees. */

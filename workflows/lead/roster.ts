@@ -24,11 +24,10 @@ import {
 } from '../../shared/lead';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
 import { own } from '../../shared/own';
-import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/searchAttributes';
 import type { MemberRecord, TeamView } from '../../shared/team';
 import { LEAD, reject, teamView } from '../../shared/team';
 import { interruptRequestSchema } from '../../shared/team/requestSchemas';
-import { control, startSessionChild } from './children';
+import { control, memberSearchAttributes, startSessionChild } from './children';
 import type { LeadContext } from './context';
 
 /**
@@ -116,11 +115,8 @@ export function createRoster(ctx: LeadContext) {
             ...(input.teammateMaxTurnsPerRun !== undefined ? { maxTurnsPerRun: input.teammateMaxTurnsPerRun } : {}),
           },
           memo: { agentTeam: descriptor },
-          typedSearchAttributes: [
-            { key: AGENT_TEAM_ID, value: teamId },
-            { key: AGENT_TEAM_ROLE, value: 'teammate' },
-            { key: AGENT_TEAM_MEMBER, value: record.name },
-          ],
+          typedSearchAttributes: memberSearchAttributes({ teamId, name: record.name, role: 'teammate' }),
+          identity: { teamId, name: record.name, role: 'teammate', context: record.context, model: spawnRequest.model ?? input.agent?.model ?? null },
         });
         outcome = { phase: 'active' };
       } catch (error) {

@@ -14,7 +14,7 @@ import { MAX_SUBAGENTS, SUBAGENT_ANSWERS_KEPT, SUBAGENT_ANSWER_MAX_BYTES, utf8Le
 import { LEAD } from '../../shared/team';
 import type { SignalOutcome } from '../common/handlerGuards';
 import type { LeadAgentState } from './agentState';
-import { startSessionChild } from './children';
+import { memberSearchAttributes, startSessionChild } from './children';
 
 export interface LeadSubagentDeps {
   agent: LeadAgentState;
@@ -60,6 +60,8 @@ export class LeadSubagents {
             cwd: agent.state.cwd,
             ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),
           },
+          typedSearchAttributes: memberSearchAttributes({ teamId, name, role: 'subagent' }),
+          identity: { teamId, name, role: 'subagent', context, model: model ?? agent.options?.model ?? null },
         });
         await condition(() => (own(agent.state.subagents, agentId)?.answers.length ?? 0) > 0 || this.deps.closing());
         return own(agent.state.subagents, agentId)?.answers[0] ?? { agentId, turn: 0, answer: null };

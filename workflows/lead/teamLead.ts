@@ -31,6 +31,7 @@ import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate, ignoreUnknow
 import { parseLeadInput } from '../common/workflowInputs';
 import { LeadAgentRunner } from './agent';
 import { LeadAgentState } from './agentState';
+import { LeadDetails } from './leadDetails';
 import type { LeadContext } from './context';
 import { LeadRun } from './leadRun';
 import { createMailbox } from './mailbox';
@@ -50,6 +51,9 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   );
   const agent = new LeadAgentState({ ...input, ...(input.carried ? { carried: { ...input.carried, agent: carriedAgent } } : {}) });
   const teamId = input.teamId;
+  const details = new LeadDetails(run, agent);
+  run.onApplied = () => details.refresh();
+  details.refresh();
   let closingNow = false;
   // Evaluated in validators too, so an Update arriving in the same activation as the decision to
   // roll over is refused with a retriable TeamRollingOver instead of racing continue-as-new.
@@ -88,6 +92,7 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
     closing: () => closingNow || run.disposeRequested || run.disposing,
     yieldForRollover: () => closingNow && !run.disposeRequested,
     stopChild: roster.stopChild,
+    onStep: (step) => details.onStep(step),
   });
 
   // ---- every Update, from one table -----------------------------------------------------------

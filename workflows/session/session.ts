@@ -29,6 +29,8 @@ import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
 import { errorMessage } from '../../shared/errors';
 import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from '../common/handlerGuards';
 import { edgeNotificationSchema, interruptTurnSchema } from '../../shared/signalPayloads';
+import { toolCallSummary } from '../../shared/webUi';
+import { MemberDetails } from '../common/currentDetails';
 
 /**
  * Every turn runs the agent loop. Histories recorded while the pre-agent-loop turn still existed
@@ -51,6 +53,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
   const { teamId, name } = input.descriptor;
   const checkout = workTools(input.checkoutTaskQueue ?? workflowInfo().taskQueue);
   let turnScope: CancellationScope | undefined;
+  const details = new MemberDetails(mate.turns);
 
   // Signals are untrusted: parsed, and ignored (counted in getTeammateState) when malformed.
   const guard: SignalGuard = { ignored: mate.ignored, onSignal: () => void (mate.signalsThisRun += 1) };
@@ -78,6 +81,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
 
   const report = async (status: LiveStatus, turn: number): Promise<void> => {
     mate.reportedSettled = mate.settled;
+    details.status(status, turn);
     await hooks.report(status, turn, mate.inbox.consumed, mate.settled);
   };
 
@@ -97,9 +101,13 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
       team: (c, id) =>
         c.name === waitAgentTool.name
           ? runTeamToolCall(c, waitInMemberWorkflow(mate, teamId, name, id))
-          : asToolResult(() => memberTeamTools.runTeamTool({ teamId, caller: name, call: c, opId: id }), c),
+          : asToolResult(
+              () => memberTeamTools.runTeamTool.executeWithOptions({ summary: toolCallSummary(name, c) }, [{ teamId, caller: name, call: c, opId: id }]),
+              c,
+            ),
       subagent: (c) => Promise.resolve(unknownToolResult(hooks.toolset, c.name)),
       steer: { hasPending: () => mate.hasPending(), take: () => mate.takeAtStepBoundary() },
+      onStep: (step) => details.step(step),
     });
   };
 
