@@ -59,21 +59,8 @@ export function createDisposal(ctx: LeadContext, hooks: DisposalHooks) {
       failures.push(`the Lead's subagents: ${innermostMessage(error)}`);
     }
     // Includes the children of spawns that settled after admission closed, and failed records (cleanup-owned).
-    for (const record of childrenToStop(run.state)) {
-      try {
-        await control.stopTeammate({ workflowId: record.workflowId });
-        run.commit(decideStop(run.state, record.name, ctx.now()));
-      } catch (error) {
-        failures.push(`${record.name}: ${innermostMessage(error)}`);
-      }
-    }
-    if (failures.length > 0) {
-      throw ApplicationFailure.create({
-        type: DISPOSAL_FAILED,
-        message: `could not stop ${failures.join('; ')}; admission stays closed, retry disposeTeam`,
-        nonRetryable: true,
-      });
-    }
+    await stopRecordedChildren(ctx, failures, innermostMessage);
+    throwIfDisposalFailed(failures);
     run.disposeRequested = true;
     return teamView(run.state.team, ctx.leadStatus());
   };
@@ -91,4 +78,26 @@ export function createDisposal(ctx: LeadContext, hooks: DisposalHooks) {
   };
 
   return { dispose };
+}
+
+/** Stops every child the roster records (failed ones too), one at a time, marking each stopped; what cannot be stopped is added to `failures`. */
+export async function stopRecordedChildren(ctx: LeadContext, failures: string[], reason: (error: unknown) => string): Promise<void> {
+  for (const record of childrenToStop(ctx.run.state)) {
+    try {
+      await control.stopTeammate({ workflowId: record.workflowId });
+      ctx.run.commit(decideStop(ctx.run.state, record.name, ctx.now()));
+    } catch (error) {
+      failures.push(`${record.name}: ${reason(error)}`);
+    }
+  }
+}
+
+/** DisposalFailed naming everything that could not be stopped: admission stays closed and a retry completes. */
+export function throwIfDisposalFailed(failures: readonly string[]): void {
+  if (failures.length === 0) return;
+  throw ApplicationFailure.create({
+    type: DISPOSAL_FAILED,
+    message: `could not stop ${failures.join('; ')}; admission stays closed, retry disposeTeam`,
+    nonRetryable: true,
+  });
 }

@@ -8,15 +8,13 @@ import { ApplicationFailure, condition, getExternalWorkflowHandle, isCancellatio
 import * as contract from '../../shared/contract';
 import type { InterruptResult, ReconcileOutcome, SpawnTeammateResult, TeammateDescriptor } from '../../shared/contract';
 import { errorMessage, innermostMessage } from '../../shared/errors';
-import { DISPOSAL_FAILED, PROVISIONING_CONFLICT, rejectionFailure } from '../../shared/failures';
+import { PROVISIONING_CONFLICT, rejectionFailure } from '../../shared/failures';
 import type { InboxMessage } from '../../shared/inbox';
 import {
-  childrenToStop,
   decideCloseTeam,
   decideInterrupt,
   decideSettle,
   decideSpawnTeammate,
-  decideStop,
   messageBytes,
   parseSpawn,
   parseWith,
@@ -29,6 +27,7 @@ import { LEAD, reject, teamView } from '../../shared/team';
 import { interruptRequestSchema } from '../../shared/team/requestSchemas';
 import { control, memberSearchAttributes, startSessionChild } from './children';
 import type { LeadContext } from './context';
+import { stopRecordedChildren, throwIfDisposalFailed } from './disposal';
 
 /**
  * What a reconciliation that exhausted its retries settles: the record fails with the reason, and the
@@ -175,21 +174,8 @@ export function createRoster(ctx: LeadContext) {
     run.commit(decideCloseTeam(run.state, ctx.now()));
     await condition(() => run.operationsInFlight === 0);
     const failures: string[] = [];
-    for (const record of childrenToStop(run.state)) {
-      try {
-        await control.stopTeammate({ workflowId: record.workflowId });
-        run.commit(decideStop(run.state, record.name, ctx.now()));
-      } catch (error) {
-        failures.push(`${record.name}: ${errorMessage(error)}`);
-      }
-    }
-    if (failures.length > 0) {
-      throw ApplicationFailure.create({
-        type: DISPOSAL_FAILED,
-        message: `could not stop ${failures.join('; ')}; admission stays closed, retry disposeTeam`,
-        nonRetryable: true,
-      });
-    }
+    await stopRecordedChildren(ctx, failures, errorMessage);
+    throwIfDisposalFailed(failures);
     run.disposeRequested = true;
     return teamView(run.state.team, ctx.leadStatus());
   };
