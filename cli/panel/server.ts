@@ -76,7 +76,9 @@ export async function startPanel(options: PanelOptions): Promise<Panel> {
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://panel');
-    if (options.token && !authorized(request, url, options.token)) {
+    // The script and stylesheet carry no Team data; the page loads them by plain URL.
+    const asset = url.pathname === '/panel.js' || url.pathname === '/panel.css';
+    if (options.token && !asset && !authorized(request, url, options.token)) {
       send(response, 401, 'text/plain', 'this panel needs its token: open the URL it printed (…?token=…) or send Authorization: Bearer <token>');
       return;
     }

@@ -176,6 +176,13 @@ describe('the panel in headless Chromium', () => {
       expect((await fetch(guarded.url)).status).toBe(200);
       expect((await fetch(`${base}api/teams`, { headers: { Authorization: 'Bearer s3cret' } })).status).toBe(200);
       expect((await fetch(`${base}teams/${'x'.repeat(300)}`, { headers: { Authorization: 'Bearer s3cret' } })).status).toBe(404);
+      expect((await fetch(`${base}teams/some-team/events`)).status).toBe(401);
+      expect((await fetch(`${base}panel.js`)).status).toBe(200); // no Team data in the script or stylesheet
+      // The page opened from the printed URL loads its script and lists Teams with the token.
+      const page = await browser.newPage();
+      await page.goto(guarded.url);
+      await page.getByTestId('teams').locator('li').first().waitFor();
+      await page.close();
     } finally {
       await guarded.close();
     }
