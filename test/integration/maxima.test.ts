@@ -383,6 +383,9 @@ test(`${fullBoardTitle}`, async () => {
   // The board afterwards: exactly what the model predicts.
   const listed = await sizes.measure('listTasks', team.listTasks());
   const view = await sizes.measure('getTeamView', team.view());
+  // The panel's projection carries the same board: within the same budget at the maxima.
+  const agentTeamView = await sizes.measure('getAgentTeamView', team.agentTeamView());
+  expect(agentTeamView.tasks).toEqual(view.tasks);
   const boardDiff = firstDifference(model.live(), listed.map(modelFields)) ?? firstDifference(model.live(), view.tasks.map(modelFields));
   const tombstoneDiffs: string[] = [];
   for (const tombstone of model.tombstones()) {
