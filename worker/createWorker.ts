@@ -8,6 +8,7 @@ import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/too
 import { toolSpecsFor } from '../shared/agent/profiles';
 import type { ModelProvider } from '../shared/model';
 import { connectionOptionsFromEnv } from '../client/connection';
+import { assertSearchAttributesRegistered } from './searchAttributeCheck';
 import { DEFAULT_TASK_QUEUE, type WorkToolActivities } from '../shared/contract';
 
 export interface TeamWorkerOptions {
@@ -44,6 +45,13 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
   const clientConnection = await Connection.connect(clientOptions);
   const namespace = envOptions.namespace ?? 'default';
   const client = new Client({ connection: clientConnection, namespace });
+  try {
+    await assertSearchAttributesRegistered(client, namespace);
+  } catch (error) {
+    await clientConnection.close();
+    await ownNative?.close();
+    throw error;
+  }
   const checkoutRoot = options.checkoutRoot ?? checkoutRootFromEnv();
   // Logs once why bash would answer SandboxUnavailable, or that AGENT_TEAMS_BASH_SANDBOX=none runs it unsandboxed.
   await checkBashSandbox(sandboxConfigFromEnv(), checkoutRoot);

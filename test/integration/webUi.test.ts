@@ -25,7 +25,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The list's columns: who each workflow is, by the Team's search attributes. */
 const WORKFLOW_TABLE_COLUMNS = JSON.stringify({
-  default: ['Status', 'Workflow ID', 'Type', 'AgentTeamMember', 'AgentTeamRole', 'Start', 'End'].map((label) => ({ label })),
+  default: ['Status', 'Workflow ID', 'AgentTeamMember', 'AgentTeamRole', 'AgentTeamPhase', 'AgentTeamStatus'].map((label) => ({ label })),
 });
 
 interface BrowserGlobals {
@@ -148,13 +148,29 @@ describe('the Temporal Web UI as a Team dashboard', () => {
     expect(whole).toEqual([teamId, teammateWorkflowId(teamId, 'parser-dev')].sort());
     expect(await listed(env.client, `AgentTeamId = "${teamId}" AND AgentTeamMember = "parser-dev"`)).toEqual([teammateWorkflowId(teamId, 'parser-dev')]);
     expect(await listed(env.client, `AgentTeamId = "${teamId}" AND AgentTeamRole = "lead"`)).toEqual([teamId]);
+    // Phase and status stay current where they change: each workflow upserts its own.
+    const mateId = teammateWorkflowId(teamId, 'parser-dev');
+    expect(
+      await eventually(
+        () => listed(env.client, `AgentTeamId = "${teamId}" AND AgentTeamPhase = "active"`),
+        (ids) => ids.length === 2,
+      ),
+    ).toEqual([teamId, mateId].sort());
+    expect(
+      await eventually(
+        () => listed(env.client, `AgentTeamId = "${teamId}" AND AgentTeamStatus = "idle"`),
+        (ids) => ids.length === 1,
+      ),
+    ).toEqual([mateId]);
+    expect(await listed(env.client, `AgentTeamId = "${teamId}" AND AgentTeamStatus = "answered"`)).toEqual([teamId]);
+    expect(await listed(env.client, `AgentTeamId = "${teamId}" AND AgentTeamStatus = "running"`)).toEqual([]);
 
     // The dev server's Web UI, filtered by AgentTeamId, lists the Lead and its teammate; each one's page shows its summary and details.
     const uiUrl = process.env.AGENT_TEAMS_TEST_UI_URL;
     if (!uiUrl) throw new Error('globalSetup started the dev server without its Web UI (AGENT_TEAMS_TEST_UI_URL unset)');
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 560 } });
+    const page = await browser.newPage({ viewport: { width: 1600, height: 560 } });
     // The Web UI 2.42 list has no Summary column; the Team's own search attributes are columns a user adds (kept in localStorage).
     await page.addInitScript(
       (columns) => (globalThis as unknown as BrowserGlobals).localStorage.setItem('namespace-workflow-table-columns', columns),
@@ -166,8 +182,9 @@ describe('the Temporal Web UI as a Team dashboard', () => {
       await rows
         .filter({ hasText: teammateWorkflowId(teamId, 'parser-dev') })
         .filter({ hasText: 'teammate' })
+        .filter({ hasText: 'idle' })
         .waitFor({ timeout: 60_000 });
-      await rows.filter({ hasText: 'teamLead' }).filter({ hasText: 'lead' }).waitFor({ timeout: 60_000 });
+      await rows.filter({ hasText: 'answered' }).filter({ hasText: 'lead' }).waitFor({ timeout: 60_000 });
       expect(await rows.count()).toBe(2);
     } finally {
       await shot(page, 'webui-team');
@@ -195,5 +212,13 @@ describe('the Temporal Web UI as a Team dashboard', () => {
 
     await team.dispose();
     expect(await activitySummaries(lead)).toContain(`lead · stopTeammate ${teammateWorkflowId(teamId, 'parser-dev')}`);
+    // Disposal stops every member and then the Lead: both say so, and the teammate exited.
+    expect(
+      await eventually(
+        () => listed(env.client, `AgentTeamId = "${teamId}" AND AgentTeamPhase = "stopped"`),
+        (ids) => ids.length === 2,
+      ),
+    ).toEqual([teamId, teammateWorkflowId(teamId, 'parser-dev')].sort());
+    expect(await listed(env.client, `AgentTeamId = "${teamId}" AND AgentTeamStatus = "exited"`)).toEqual([teammateWorkflowId(teamId, 'parser-dev')]);
   });
 });

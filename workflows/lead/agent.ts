@@ -23,6 +23,8 @@ import { teamIdOfLeadMail, type LeadAgentState } from './agentState';
 import type { LeadRun } from './leadRun';
 import type { LeadOperations } from './operations';
 import { LeadSubagents } from './subagents';
+import { keepSearchAttribute } from '../common/searchAttributes';
+import { AGENT_TEAM_STATUS } from '../../shared/searchAttributes';
 
 /** Where a yielded Lead turn goes on in the next run. */
 export interface ResumeTurn {
@@ -60,6 +62,7 @@ export class LeadAgentRunner {
     agent.state.status = status;
     // An edge like any member's status change: waitForEdge wakes, so callers follow the Lead without polling.
     run.apply([{ type: 'leadStatusChanged', status }]);
+    keepSearchAttribute(AGENT_TEAM_STATUS, status);
   }
 
   /** Disposal cancels a turn in progress. */

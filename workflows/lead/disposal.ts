@@ -30,6 +30,8 @@ import type { TeamView } from '../../shared/team';
 import { teamView } from '../../shared/team';
 import { control } from './children';
 import type { LeadContext } from './context';
+import { keepSearchAttribute } from '../common/searchAttributes';
+import { AGENT_TEAM_PHASE } from '../../shared/searchAttributes';
 
 /**
  * Patch id of the disposal order above. Runs recorded before it (every history in test/histories/
@@ -62,6 +64,7 @@ export function createDisposal(ctx: LeadContext, hooks: DisposalHooks) {
     await stopRecordedChildren(ctx, failures, innermostMessage);
     throwIfDisposalFailed(failures);
     run.disposeRequested = true;
+    keepSearchAttribute(AGENT_TEAM_PHASE, 'stopped');
     return teamView(run.state.team, ctx.leadStatus());
   };
 

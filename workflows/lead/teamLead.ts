@@ -29,6 +29,8 @@ import { edgeUnwatchSchema, edgeWatchSchema, memberStatusReportSchema, rejection
 import { taskKey, teamView } from '../../shared/team';
 import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate, ignoreUnknownSignals, type SignalGuard, type SignalOutcome } from '../common/handlerGuards';
 import { parseLeadInput } from '../common/workflowInputs';
+import { keepSearchAttribute } from '../common/searchAttributes';
+import { AGENT_TEAM_PHASE } from '../../shared/searchAttributes';
 import { LeadAgentRunner } from './agent';
 import { LeadAgentState } from './agentState';
 import { LeadDetails } from './leadDetails';
@@ -54,6 +56,7 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   const details = new LeadDetails(run, agent);
   run.onApplied = () => details.refresh();
   details.refresh();
+  keepSearchAttribute(AGENT_TEAM_PHASE, 'active');
   let closingNow = false;
   // Evaluated in validators too, so an Update arriving in the same activation as the decision to
   // roll over is refused with a retriable TeamRollingOver instead of racing continue-as-new.

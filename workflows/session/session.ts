@@ -31,6 +31,8 @@ import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from
 import { edgeNotificationSchema, interruptTurnSchema } from '../../shared/signalPayloads';
 import { toolCallSummary } from '../../shared/webUi';
 import { MemberDetails } from '../common/currentDetails';
+import { keepSearchAttribute } from '../common/searchAttributes';
+import { AGENT_TEAM_PHASE, AGENT_TEAM_STATUS } from '../../shared/searchAttributes';
 
 /**
  * Every turn runs the agent loop. Histories recorded while the pre-agent-loop turn still existed
@@ -54,6 +56,8 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
   const checkout = workTools(input.checkoutTaskQueue ?? workflowInfo().taskQueue);
   let turnScope: CancellationScope | undefined;
   const details = new MemberDetails(mate.turns);
+  // Running means started by the Lead with its initial message: the phase the Lead records as active.
+  keepSearchAttribute(AGENT_TEAM_PHASE, 'active');
 
   // Signals are untrusted: parsed, and ignored (counted in getTeammateState) when malformed.
   const guard: SignalGuard = { ignored: mate.ignored, onSignal: () => void (mate.signalsThisRun += 1) };
@@ -82,6 +86,9 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
   const report = async (status: LiveStatus, turn: number): Promise<void> => {
     mate.reportedSettled = mate.settled;
     details.status(status, turn);
+    keepSearchAttribute(AGENT_TEAM_STATUS, status);
+    // Only a cancellation (disposal, close_agent, a conflict's drain) ends a session: the Lead stopped it.
+    if (status === 'exited') keepSearchAttribute(AGENT_TEAM_PHASE, 'stopped');
     await hooks.report(status, turn, mate.inbox.consumed, mate.settled);
   };
 
