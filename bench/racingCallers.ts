@@ -7,8 +7,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { TeamClient } from '../client/teamClient';
-import { claimTaskUpdate } from '../shared/contract';
+import { percentile, racingRound } from './racing';
 import { TEAM_SERVER_DYNAMIC_CONFIG } from '../scripts/serverSettings';
 import { startDevServer, type DevServer } from '../scripts/devServer';
 import { createTeamWorker } from '../worker/createWorker';
@@ -51,21 +50,12 @@ async function side(name: string, serverDefaults: boolean): Promise<Side & { run
 }
 
 async function round(s: Side, n: number): Promise<void> {
-  const team = await TeamClient.start(s.client, { teamId: `racing-${n}-${Date.now()}`, taskQueue: TASK_QUEUE });
-  const { task } = await team.createTask({ subject: 'contended' });
-  const handle = team.handle();
-  const started = process.hrtime.bigint();
-  const outcomes = await Promise.allSettled(
-    Array.from({ length: CALLERS }, () =>
-      handle.executeUpdate(claimTaskUpdate, { args: [{ taskId: task.id, expectedRevision: task.revision, caller: 'lead' }] }),
-    ),
-  );
-  s.settleMs.push(Number(process.hrtime.bigint() - started) / 1e6);
-  s.winners.push(outcomes.filter((o) => o.status === 'fulfilled').length);
-  await team.dispose();
+  const { settleMs, winners } = await racingRound(s.client, TASK_QUEUE, CALLERS, `racing-${n}-${Date.now()}`);
+  s.settleMs.push(settleMs);
+  s.winners.push(winners);
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const median = (xs: number[]): number => percentile(xs, 50);
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
