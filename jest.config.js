@@ -9,6 +9,7 @@
  *    test/support/globalSetup.ts starts (built by scripts/install-temporal-cli.sh) on free ports,
  *    and stops afterwards.
  */
+const onCluster = process.env.AGENT_TEAMS_TEST_TARGET === 'cluster';
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
 /** @type {import('jest').Config} */
@@ -28,7 +29,8 @@ module.exports = {
     },
     {
       displayName: 'integration',
-      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      // test/cluster/: drills that kill the cluster's services, only on the cluster (`npm run test:cluster`).
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', ...(onCluster ? ['<rootDir>/test/cluster/**/*.test.ts'] : [])],
       transform: { '^.+\\.ts$': tsJest },
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/support/globalSetup.ts',
