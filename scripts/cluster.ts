@@ -20,7 +20,7 @@ import { TEAM_SERVER_DYNAMIC_CONFIG } from './serverSettings';
 import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/searchAttributes';
 
 export const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
-type Service = (typeof SERVICES)[number];
+export type Service = (typeof SERVICES)[number];
 const RETENTION = '72h';
 const DB_USER = 'temporal';
 
@@ -70,6 +70,16 @@ function alive(pid: number | undefined): boolean {
   }
 }
 
+/** The /proc state letter: a SIGKILLed child not yet reaped by its parent is a zombie ('Z'), no longer running. */
+function running(pid: number | undefined): boolean {
+  if (!alive(pid)) return false;
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return true; // no /proc: trust kill(pid, 0)
+  }
+}
+
 function readState(dir: string): ClusterState | null {
   const file = path.join(dir, 'state.json');
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as ClusterState) : null;
@@ -112,6 +122,10 @@ async function newState(dir: string, serverBin: string): Promise<ClusterState> {
   };
 }
 
+function pgCtl(state: ClusterState, ...args: string[]): string {
+  return asPostgresUser(path.join(state.postgres.bin, 'pg_ctl'), ['-D', state.postgres.dataDir, ...args]);
+}
+
 function startPostgres(state: ClusterState): void {
   const { dataDir, port, bin } = state.postgres;
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
@@ -122,7 +136,7 @@ function startPostgres(state: ClusterState): void {
   }
   const pgStatus = (): boolean => {
     try {
-      asPostgresUser(path.join(bin, 'pg_ctl'), ['-D', dataDir, 'status']);
+      pgCtl(state, 'status');
       return true;
     } catch {
       return false;
@@ -130,16 +144,15 @@ function startPostgres(state: ClusterState): void {
   };
   if (pgStatus()) return;
   log(`starting PostgreSQL on 127.0.0.1:${port}`);
-  asPostgresUser(path.join(bin, 'pg_ctl'), [
-    '-D',
-    dataDir,
+  pgCtl(
+    state,
     '-w',
     '-l',
     path.join(dataDir, 'server.log'),
     '-o',
     `-p ${port} -c listen_addresses=127.0.0.1 -k ${dataDir} -c max_connections=200`,
     'start',
-  ]);
+  );
   const psql = (sql: string): string => asPostgresUser(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-tAc', sql]);
   if (psql(`SELECT 1 FROM pg_roles WHERE rolname = '${DB_USER}'`).trim() !== '1') psql(`CREATE ROLE ${DB_USER} LOGIN CREATEDB PASSWORD '${DB_USER}'`);
 }
@@ -293,7 +306,7 @@ function setUpNamespace(state: ClusterState, temporal: string): void {
 export async function clusterUp(): Promise<ClusterState> {
   const dir = clusterDir();
   const existing = readState(dir);
-  if (existing && SERVICES.every((s) => alive(existing.pids[s]))) {
+  if (existing && SERVICES.every((s) => running(existing.pids[s]))) {
     log(`already up at ${existing.address} (${dir})`);
     return existing;
   }
@@ -332,11 +345,11 @@ export async function clusterUp(): Promise<ClusterState> {
 async function stopServices(state: ClusterState): Promise<void> {
   for (const service of [...SERVICES].reverse()) {
     const pid = state.pids[service];
-    if (alive(pid)) process.kill(pid!, 'SIGTERM');
+    if (running(pid)) process.kill(pid!, 'SIGTERM');
   }
   const deadline = Date.now() + 20_000;
-  while (SERVICES.some((s) => alive(state.pids[s])) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-  for (const s of SERVICES) if (alive(state.pids[s])) process.kill(state.pids[s]!, 'SIGKILL');
+  while (SERVICES.some((s) => running(state.pids[s])) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  for (const s of SERVICES) if (running(state.pids[s])) process.kill(state.pids[s]!, 'SIGKILL');
 }
 
 export async function clusterDown(options: { wipe?: boolean } = {}): Promise<void> {
@@ -348,13 +361,45 @@ export async function clusterDown(options: { wipe?: boolean } = {}): Promise<voi
   }
   await stopServices(state);
   try {
-    asPostgresUser(path.join(state.postgres.bin, 'pg_ctl'), ['-D', state.postgres.dataDir, '-m', 'fast', '-w', 'stop']);
+    pgCtl(state, '-m', 'fast', '-w', 'stop');
   } catch {
     // not running
   }
   writeState({ ...state, pids: {} });
   if (options.wipe) fs.rmSync(dir, { recursive: true, force: true });
   log(`stopped${options.wipe ? ' and deleted' : ''} the cluster in ${dir}`);
+}
+
+/** The state of the cluster in clusterDir(); throws when none was brought up there. */
+export function readClusterState(): ClusterState {
+  const state = readState(clusterDir());
+  if (!state) throw new Error(`no cluster in ${clusterDir()}: run npm run cluster first`);
+  return state;
+}
+
+/** Drills: SIGKILL one service process (no graceful shutdown) and wait until it is gone. */
+export async function killService(service: Service): Promise<void> {
+  const pid = readClusterState().pids[service];
+  if (!running(pid)) throw new Error(`the ${service} service is not running`);
+  process.kill(pid!, 'SIGKILL');
+  while (running(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/** Drills: start a service that was killed again, on its recorded ports and config, and record its new pid. */
+export function restartService(service: Service): number {
+  const state = readClusterState();
+  if (running(state.pids[service])) throw new Error(`the ${service} service is still running (pid ${state.pids[service]})`);
+  state.pids[service] = startService(state, service);
+  writeState(state);
+  return state.pids[service];
+}
+
+/** Drills: stop the cluster's PostgreSQL (fast shutdown: open connections are cut), keep it down for `downMs`, start it again. */
+export async function restartPostgres(downMs = 0): Promise<void> {
+  const state = readClusterState();
+  pgCtl(state, '-m', 'fast', '-w', 'stop');
+  await new Promise((resolve) => setTimeout(resolve, downMs));
+  startPostgres(state);
 }
 
 async function main(): Promise<void> {
