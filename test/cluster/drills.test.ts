@@ -21,7 +21,7 @@ import { eventually, runningWorkflowsOfTeam } from '../support/teams';
 import { connectClient, uniqueId } from '../support/temporal';
 import { spawnWorkerProcess, type WorkerProcess } from '../support/workerProcess';
 
-const TRIALS = Number(process.env.AGENT_TEAMS_DRILL_TRIALS ?? 2);
+const TRIALS = Number(process.env.AGENT_TEAMS_DRILL_TRIALS ?? 3);
 const FILES = ['src/parser.ts', 'test/parser.test.ts'];
 const ARTIFACT = path.join(__dirname, '..', '..', 'test-artifacts', 'cluster', 'drills.txt');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -35,6 +35,7 @@ beforeAll(async () => {
   ({ client, close: closeClient } = await connectClient());
   workers = await startWorkerProcesses(2);
   fs.mkdirSync(path.dirname(ARTIFACT), { recursive: true });
+  fs.writeFileSync(ARTIFACT, ''); // this run's results only
 });
 afterAll(async () => {
   await Promise.all(workers.processes.map((p) => p.stop()));
