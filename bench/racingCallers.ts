@@ -50,19 +50,26 @@ async function side(name: string, serverDefaults: boolean): Promise<Side & { run
   };
 }
 
-async function round(s: Side, n: number): Promise<void> {
-  const team = await TeamClient.start(s.client, { teamId: `racing-${n}-${Date.now()}`, taskQueue: TASK_QUEUE });
+/** One race: CALLERS raw SDK callers claim one task of a fresh Team on `taskQueue`; the time until all settled and the number of winners. */
+export async function racingRound(client: Client, taskQueue: string, n: number, callers: number = CALLERS): Promise<{ settleMs: number; winners: number }> {
+  const team = await TeamClient.start(client, { teamId: `racing-${n}-${Date.now()}`, taskQueue });
   const { task } = await team.createTask({ subject: 'contended' });
   const handle = team.handle();
   const started = process.hrtime.bigint();
   const outcomes = await Promise.allSettled(
-    Array.from({ length: CALLERS }, () =>
+    Array.from({ length: callers }, () =>
       handle.executeUpdate(claimTaskUpdate, { args: [{ taskId: task.id, expectedRevision: task.revision, caller: 'lead' }] }),
     ),
   );
-  s.settleMs.push(Number(process.hrtime.bigint() - started) / 1e6);
-  s.winners.push(outcomes.filter((o) => o.status === 'fulfilled').length);
+  const settleMs = Number(process.hrtime.bigint() - started) / 1e6;
   await team.dispose();
+  return { settleMs, winners: outcomes.filter((o) => o.status === 'fulfilled').length };
+}
+
+async function round(s: Side, n: number): Promise<void> {
+  const { settleMs, winners } = await racingRound(s.client, TASK_QUEUE, n);
+  s.settleMs.push(settleMs);
+  s.winners.push(winners);
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -92,7 +99,9 @@ async function main(): Promise<void> {
   if ([...defaults.winners, ...tuned.winners].some((w) => w !== 1)) process.exitCode = 1;
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
