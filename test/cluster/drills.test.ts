@@ -14,7 +14,7 @@ import type { Client } from '@temporalio/client';
 import { TeamClient } from '../../client/teamClient';
 import { teammateWorkflowId } from '../../shared/team';
 import { demoAgentPrompt } from '../../scripts/demoScenario';
-import { killService, restartPostgres, restartService } from '../../scripts/cluster';
+import { killService, readClusterState, restartPostgres, restartService } from '../../scripts/cluster';
 import { startWorkerProcesses, type TestWorkers } from '../support/harness';
 import { teamOutcome, type TeamOutcome } from '../support/teamOutcome';
 import { eventually, runningWorkflowsOfTeam } from '../support/teams';
@@ -57,8 +57,17 @@ async function inTeammateTurn(team: TeamClient): Promise<string> {
   return pending.find((a) => a.activityType?.name === 'callModel')?.lastWorkerIdentity ?? '';
 }
 
-/** One run of the demo Team on the file's two workers, `disturb` applied during parser-dev's turn; its outcome once it answered and was disposed. */
-async function runTeam(disturb?: (workerIdentity: string) => Promise<void>): Promise<TeamOutcome> {
+interface Drill {
+  /** Applied during parser-dev's model call, given the identity of the worker running it. */
+  disturb(workerIdentity: string): Promise<void>;
+  /** Checks that the disturbance happened as intended, once the Team answered. */
+  check?(team: TeamClient): Promise<void>;
+  /** Restores the file's workers for the next trial. */
+  afterTrial?(): Promise<void>;
+}
+
+/** One run of the demo Team on the file's workers, disturbed during parser-dev's turn; its outcome once it answered and was disposed. */
+async function runTeam(disturbance?: Drill): Promise<TeamOutcome> {
   // Each run writes the same files: start from an empty checkout so runs compare.
   for (const file of FILES) fs.rmSync(path.join(workers.checkoutRoot, file), { force: true });
   const team = await TeamClient.start(client, {
@@ -66,8 +75,9 @@ async function runTeam(disturb?: (workerIdentity: string) => Promise<void>): Pro
     taskQueue: workers.taskQueue,
     agent: { prompt: demoAgentPrompt({ parserThinkMs: 3_000 }), profile: 'team' },
   });
-  if (disturb) await disturb(await inTeammateTurn(team));
+  if (disturbance) await disturbance.disturb(await inTeammateTurn(team));
   await team.waitForAnswer({ timeoutMs: 300_000 });
+  await disturbance?.check?.(team);
   const outcome = await teamOutcome(team, workers.checkoutRoot, FILES);
   await team.dispose();
   expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual([]);
@@ -75,16 +85,16 @@ async function runTeam(disturb?: (workerIdentity: string) => Promise<void>): Pro
 }
 
 /** Runs TRIALS disturbed runs, each compared with the undisturbed outcome; reports "passed/run" and fails if any trial failed. */
-async function drill(name: string, disturb: (workerIdentity: string) => Promise<void>, afterTrial?: () => Promise<void>): Promise<void> {
+async function drill(name: string, disturbance: Drill): Promise<void> {
   expect(undisturbed).toBeDefined();
   const failures: string[] = [];
   for (let trial = 1; trial <= TRIALS; trial++) {
     try {
-      expect(await runTeam(disturb)).toEqual(undisturbed);
+      expect(await runTeam(disturbance)).toEqual(undisturbed);
     } catch (error) {
       failures.push(`trial ${trial}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    await afterTrial?.();
+    await disturbance.afterTrial?.();
   }
   const line = `drill ${name}: ${TRIALS - failures.length}/${TRIALS} trials passed`;
   console.log(line);
@@ -92,8 +102,19 @@ async function drill(name: string, disturb: (workerIdentity: string) => Promise<
   expect(failures).toEqual([]);
 }
 
+/** The identities of the workers polling the file's task queue for workflow tasks (1) or activity tasks (2). */
+async function pollers(taskQueueType: 1 | 2): Promise<string[]> {
+  const response = await client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: workers.taskQueue, kind: 1 }, taskQueueType });
+  return (response.pollers ?? []).map((p) => p.identity ?? '').sort();
+}
+
 test('an agent Team on the scripted model runs end to end on the cluster with two worker processes: the Lead plans, teammates work, it answers', async () => {
+  const identities = workers.processes.map((p) => `${p.child.pid}@`);
+  const pollsBoth = (polling: string[]): boolean => identities.every((id) => polling.some((identity) => identity.startsWith(id)));
   undisturbed = await runTeam();
+  // Both worker processes poll the queue for workflow and activity tasks.
+  expect(pollsBoth(await pollers(1))).toBe(true);
+  expect(pollsBoth(await pollers(2))).toBe(true);
   expect(undisturbed.answer).toMatch(/Parser and tests are written/);
   expect(undisturbed.leadTurns).toBe(3);
   expect(undisturbed.board).toEqual([
@@ -113,31 +134,40 @@ test('an agent Team on the scripted model runs end to end on the cluster with tw
 });
 
 test('SIGKILL the history service mid-run and restart it: the Team ends exactly as an undisturbed run', async () => {
-  await drill('history-sigkill', async () => {
-    await killService('history');
-    await sleep(3_000);
-    restartService('history');
+  await drill('history-sigkill', {
+    async disturb() {
+      const before = readClusterState().pids.history;
+      await killService('history');
+      await sleep(3_000);
+      expect(restartService('history')).not.toBe(before);
+    },
   });
 });
 
 test("SIGKILL the worker process running a teammate's turn: the other worker carries on and the Team ends exactly as an undisturbed run", async () => {
-  await drill(
-    'worker-sigkill',
-    async (identity) => {
+  let victimIdentity = '';
+  await drill('worker-sigkill', {
+    async disturb(identity) {
       const victim = workers.processes.find((p) => identity.startsWith(`${p.child.pid}@`));
       if (!victim) throw new Error(`no worker process of this file ran the model call (identity ${identity})`);
+      victimIdentity = identity;
       await victim.kill();
       workers.processes = workers.processes.filter((p) => p !== victim);
     },
+    async check(team) {
+      // The model call was retried after its heartbeat timeout, and the surviving worker completed it.
+      const history = (await client.workflow.getHandle(teammateWorkflowId(team.teamId, 'parser-dev')).fetchHistory()).events ?? [];
+      const retried = history.flatMap((e) => e.activityTaskStartedEventAttributes ?? []).filter((a) => (a.attempt ?? 1) > 1);
+      expect(retried.length).toBeGreaterThan(0);
+      expect(retried.every((a) => a.identity !== victimIdentity)).toBe(true);
+    },
     // The survivor finishes the run alone; a replacement joins after it, so the next trial again has two.
-    async () => {
+    async afterTrial() {
       while (workers.processes.length < 2) workers.processes.push(await spawnWorkerProcess(workers.taskQueue, { checkoutRoot: workers.checkoutRoot }));
     },
-  );
+  });
 });
 
 test('restart PostgreSQL mid-run: the Team ends exactly as an undisturbed run', async () => {
-  await drill('postgres-restart', async () => {
-    await restartPostgres(3_000);
-  });
+  await drill('postgres-restart', { disturb: () => restartPostgres(3_000) });
 });
