@@ -371,7 +371,9 @@ function setUpNamespace(state: ClusterState, temporal: string): void {
 export async function clusterUp(): Promise<ClusterState> {
   const dir = clusterDir();
   const existing = readState(dir);
-  if (existing && SERVICES.every((s) => running(existing.pids[s])) && (!existing.ui || running(existing.ui.pid))) {
+  // `ui` undefined: brought up before the Web UI was part of the cluster; null: the UI did not build.
+  const uiUp = existing?.ui === null || running(existing?.ui?.pid);
+  if (existing && SERVICES.every((s) => running(existing.pids[s])) && uiUp) {
     log(`already up at ${existing.address} (${dir})`);
     return existing;
   }
