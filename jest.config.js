@@ -7,8 +7,10 @@
  *    bundles the workflow code).
  *  - integration (test/integration/): workflows on a real Temporal dev server that
  *    test/support/globalSetup.ts starts (built by scripts/install-temporal-cli.sh) on free ports,
- *    and stops afterwards.
+ *    and stops afterwards. With AGENT_TEAMS_TEST_TARGET=cluster (`npm run test:cluster`) it runs on
+ *    the cluster of `npm run cluster` instead, and also takes test/cluster/ (drills, Web UI).
  */
+const onCluster = process.env.AGENT_TEAMS_TEST_TARGET === 'cluster';
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
 /** @type {import('jest').Config} */
@@ -28,7 +30,8 @@ module.exports = {
     },
     {
       displayName: 'integration',
-      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      // test/cluster/: drills that kill the cluster's services, only on the cluster (`npm run test:cluster`).
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', ...(onCluster ? ['<rootDir>/test/cluster/**/*.test.ts'] : [])],
       transform: { '^.+\\.ts$': tsJest },
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/support/globalSetup.ts',

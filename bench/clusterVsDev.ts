@@ -1,25 +1,25 @@
 /**
- * `npm run bench:cluster`: the same Team workload, side by side in one run, on the dev server
- * (one process, SQLite) and on the multi-service cluster of `npm run cluster` (PostgreSQL, four
- * server processes), both with the project's server settings and an in-process worker each.
- * Rounds alternate between the two. Measured per side:
- *  - Team mutation latency: sequential `editTask` Updates with expectedRevision, p50 and p99;
- *  - 64 raw SDK callers racing `claimTask` on one task: time until all have their answer, and the winners.
- * The cluster is brought up if it is not (and left up); the dev server is stopped at the end.
- * Prints a markdown table (copied into docs/benchmarks.md).
+ * `npm run bench:cluster`: the same Team workloads measured side by side in one run on the dev
+ * server (one process, SQLite) and on the multi-service cluster of `npm run cluster` (four service
+ * processes over PostgreSQL; brought up if it is down, left up), each with its own in-process
+ * worker, rounds alternating between them:
+ *  - Team mutation latency: OPS sequential Updates through TeamClient per round, alternating
+ *    createTask and claimTask of the task just created; p50 and p99 per Update over all rounds.
+ *  - 64 raw SDK callers racing claimTask on one task (bench/racingCallers.ts): the time until all
+ *    settled (median over rounds) and the winners per round (exactly one).
+ * Both servers carry the project's server settings. Prints a markdown table.
  */
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
 import { clusterUp } from '../scripts/cluster';
 import { startDevServer } from '../scripts/devServer';
 import { createTeamWorker } from '../worker/createWorker';
-import { percentile, racingRound } from './racing';
+import { racingRound } from './racingCallers';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const OPS_PER_ROUND = Number(process.env.BENCH_OPS ?? 100);
-const RACERS = Number(process.env.BENCH_RACERS ?? 64);
-const TASK_QUEUE = 'bench-cluster';
+const OPS = Number(process.env.BENCH_OPS ?? 200);
+const TASK_QUEUE = 'bench-cluster-vs-dev';
 
 interface Side {
   name: string;
@@ -42,7 +42,8 @@ async function side(name: string, address: string, stopServer: () => Promise<voi
     settleMs: [],
     winners: [],
     async close() {
-      await stopWorker(worker, running);
+      worker.shutdown();
+      await running;
       await closeWorker();
       await workerConnection.close();
       await connection.close();
@@ -51,73 +52,54 @@ async function side(name: string, address: string, stopServer: () => Promise<voi
   };
 }
 
-async function stopWorker(worker: Worker, running: Promise<void>): Promise<void> {
-  worker.shutdown();
-  await running;
-}
-
-/** One Team, one task, OPS_PER_ROUND sequential edits, each timed from call to result. */
 async function mutations(s: Side, n: number): Promise<void> {
   const team = await TeamClient.start(s.client, { teamId: `bench-mutations-${n}-${Date.now()}`, taskQueue: TASK_QUEUE });
-  let { task } = await team.createTask({ subject: 'edited' });
-  for (let i = 0; i < OPS_PER_ROUND; i++) {
-    const started = process.hrtime.bigint();
-    ({ task } = await team.editTask({ taskId: task.id, expectedRevision: task.revision, description: `edit ${i}` }));
+  for (let op = 0; op < OPS / 2; op++) {
+    let started = process.hrtime.bigint();
+    const { task } = await team.createTask({ subject: `task ${op}` });
+    s.mutationMs.push(Number(process.hrtime.bigint() - started) / 1e6);
+    started = process.hrtime.bigint();
+    await team.claimTask({ taskId: task.id, expectedRevision: task.revision });
     s.mutationMs.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
   await team.dispose();
 }
 
-async function racing(s: Side, n: number): Promise<void> {
-  const { settleMs, winners } = await racingRound(s.client, TASK_QUEUE, RACERS, `bench-racing-${n}-${Date.now()}`);
-  s.settleMs.push(settleMs);
-  s.winners.push(winners);
-}
+const percentile = (xs: number[], p: number): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+};
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
-  console.log(`bench:cluster: ${ROUNDS} rounds x (${OPS_PER_ROUND} sequential editTask + ${RACERS} racing claimTask) per side`);
-  console.log('starting the dev server, and the cluster if it is not up (the first build takes minutes)…');
-  const dev = await startDevServer({ uiPort: false });
-  const cluster = await clusterUp();
-  const sides = [
-    await side('dev server (1 process, SQLite)', dev.address, () => dev.stop()),
-    await side('cluster (4 services, PostgreSQL)', cluster.address, async () => {}),
-  ];
+  console.log(`bench:cluster: ${ROUNDS} rounds of ${OPS} sequential mutations and one 64-caller race, on each server`);
+  const devServer = await startDevServer({ uiPort: false });
+  const dev = await side('dev server (one process, SQLite)', devServer.address, () => devServer.stop());
+  const cluster = await side('cluster (4 service processes, PostgreSQL)', (await clusterUp()).address, () => Promise.resolve()); // left up
   try {
     for (let n = 0; n < ROUNDS; n++) {
-      for (const s of n % 2 === 0 ? sides : [...sides].reverse()) {
+      for (const s of n % 2 === 0 ? [dev, cluster] : [cluster, dev]) {
         await mutations(s, n);
-        await racing(s, n);
-        console.log(
-          `  round ${n + 1}/${ROUNDS} ${s.name}: editTask p50 ${percentile(s.mutationMs.slice(-OPS_PER_ROUND), 50).toFixed(1)} ms, ` +
-            `${RACERS} racers ${s.settleMs.at(-1)!.toFixed(0)} ms, ${s.winners.at(-1)} winner(s)`,
-        );
+        const { settleMs, winners } = await racingRound(s.client, TASK_QUEUE, n);
+        s.settleMs.push(settleMs);
+        s.winners.push(winners);
+        console.log(`  round ${n + 1}/${ROUNDS} ${s.name}: race settled in ${settleMs.toFixed(0)} ms, ${winners} winner(s)`);
       }
     }
   } finally {
-    for (const s of sides) await s.close();
+    await dev.close();
+    await cluster.close();
   }
-  const [devSide, clusterSide] = sides as [Side, Side];
   console.log('');
-  console.log(`| side | editTask p50 (ms) | editTask p99 (ms) | ${RACERS} racers settled, median (ms) | winners per round |`);
-  console.log('| --- | --- | --- | --- | --- |');
-  for (const s of sides) {
-    const row = [
-      s.name,
-      percentile(s.mutationMs, 50).toFixed(1),
-      percentile(s.mutationMs, 99).toFixed(1),
-      percentile(s.settleMs, 50).toFixed(0),
-      s.winners.join(', '),
-    ];
+  console.log(`| server | mutation p50 (ms) | mutation p99 (ms) | 64 raw racing callers settled, median (ms) | winners per round |`);
+  console.log('| --- | ---: | ---: | ---: | --- |');
+  for (const s of [dev, cluster]) {
+    const p50 = percentile(s.mutationMs, 50).toFixed(1);
+    const p99 = percentile(s.mutationMs, 99).toFixed(1);
+    const row = [s.name, p50, p99, percentile(s.settleMs, 50).toFixed(0), s.winners.join(', ')];
     console.log(`| ${row.join(' | ')} |`);
   }
-  const ratio = (f: (s: Side) => number): string => (f(clusterSide) / f(devSide)).toFixed(2);
-  console.log(
-    `\ncluster / dev server: editTask p50 ${ratio((s) => percentile(s.mutationMs, 50))}x, p99 ${ratio((s) => percentile(s.mutationMs, 99))}x, ` +
-      `racers ${ratio((s) => percentile(s.settleMs, 50))}x`,
-  );
-  if (sides.some((s) => s.winners.some((w) => w !== 1))) process.exitCode = 1;
+  if ([...dev.winners, ...cluster.winners].some((w) => w !== 1)) process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {

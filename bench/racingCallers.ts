@@ -7,7 +7,8 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { percentile, racingRound } from './racing';
+import { TeamClient } from '../client/teamClient';
+import { claimTaskUpdate } from '../shared/contract';
 import { TEAM_SERVER_DYNAMIC_CONFIG } from '../scripts/serverSettings';
 import { startDevServer, type DevServer } from '../scripts/devServer';
 import { createTeamWorker } from '../worker/createWorker';
@@ -49,13 +50,29 @@ async function side(name: string, serverDefaults: boolean): Promise<Side & { run
   };
 }
 
+/** One race: CALLERS raw SDK callers claim one task of a fresh Team on `taskQueue`; the time until all settled and the number of winners. */
+export async function racingRound(client: Client, taskQueue: string, n: number, callers: number = CALLERS): Promise<{ settleMs: number; winners: number }> {
+  const team = await TeamClient.start(client, { teamId: `racing-${n}-${Date.now()}`, taskQueue });
+  const { task } = await team.createTask({ subject: 'contended' });
+  const handle = team.handle();
+  const started = process.hrtime.bigint();
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: callers }, () =>
+      handle.executeUpdate(claimTaskUpdate, { args: [{ taskId: task.id, expectedRevision: task.revision, caller: 'lead' }] }),
+    ),
+  );
+  const settleMs = Number(process.hrtime.bigint() - started) / 1e6;
+  await team.dispose();
+  return { settleMs, winners: outcomes.filter((o) => o.status === 'fulfilled').length };
+}
+
 async function round(s: Side, n: number): Promise<void> {
-  const { settleMs, winners } = await racingRound(s.client, TASK_QUEUE, CALLERS, `racing-${n}-${Date.now()}`);
+  const { settleMs, winners } = await racingRound(s.client, TASK_QUEUE, n);
   s.settleMs.push(settleMs);
   s.winners.push(winners);
 }
 
-const median = (xs: number[]): number => percentile(xs, 50);
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
@@ -82,7 +99,9 @@ async function main(): Promise<void> {
   if ([...defaults.winners, ...tuned.winners].some((w) => w !== 1)) process.exitCode = 1;
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -4,7 +4,9 @@
  * tool for the default and the visibility store, and the frontend, history, matching and worker
  * services as separate `server` processes of go.temporal.io/server (built once by
  * scripts/install-temporal-server.sh), with the project's server settings, search attributes and a
- * `default` namespace with a real retention. Free ports; the data directory is outside the checkout.
+ * `default` namespace with a real retention; and Temporal's Web UI server (github.com/temporalio/ui-server,
+ * built by scripts/install-temporal-ui-server.sh; read-only unless AGENT_TEAMS_UI_WRITE_ACTIONS=1)
+ * when it builds here. Free ports; the data directory is outside the checkout.
  *   npm run cluster             # bring it up (or report the one already up) and print its address
  *   npm run cluster -- --down   # stop every process (the data stays; --wipe also deletes it)
  * Environment: AGENT_TEAMS_CLUSTER_DIR (default /var/tmp/agent-teams-cluster-<user>), PG_BIN (the
@@ -20,7 +22,7 @@ import { TEAM_SERVER_DYNAMIC_CONFIG } from './serverSettings';
 import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/searchAttributes';
 
 export const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
-type Service = (typeof SERVICES)[number];
+export type Service = (typeof SERVICES)[number];
 const RETENTION = '72h';
 const DB_USER = 'temporal';
 
@@ -33,6 +35,8 @@ export interface ClusterState {
   httpPort: number;
   pids: Partial<Record<Service, number>>;
   serverBin: string;
+  /** The Web UI server (github.com/temporalio/ui-server), or null when it could not be built here. */
+  ui?: { port: number; bin: string; pid?: number } | null;
 }
 
 const log = (line: string): void => console.error(`[cluster] ${line}`);
@@ -67,6 +71,16 @@ function alive(pid: number | undefined): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** The /proc state letter: a SIGKILLed child not yet reaped by its parent is a zombie ('Z'), no longer running. */
+function running(pid: number | undefined): boolean {
+  if (!alive(pid)) return false;
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return true; // no /proc: trust kill(pid, 0)
   }
 }
 
@@ -112,6 +126,10 @@ async function newState(dir: string, serverBin: string): Promise<ClusterState> {
   };
 }
 
+function pgCtl(state: ClusterState, ...args: string[]): string {
+  return asPostgresUser(path.join(state.postgres.bin, 'pg_ctl'), ['-D', state.postgres.dataDir, ...args]);
+}
+
 function startPostgres(state: ClusterState): void {
   const { dataDir, port, bin } = state.postgres;
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
@@ -122,7 +140,7 @@ function startPostgres(state: ClusterState): void {
   }
   const pgStatus = (): boolean => {
     try {
-      asPostgresUser(path.join(bin, 'pg_ctl'), ['-D', dataDir, 'status']);
+      pgCtl(state, 'status');
       return true;
     } catch {
       return false;
@@ -130,16 +148,7 @@ function startPostgres(state: ClusterState): void {
   };
   if (pgStatus()) return;
   log(`starting PostgreSQL on 127.0.0.1:${port}`);
-  asPostgresUser(path.join(bin, 'pg_ctl'), [
-    '-D',
-    dataDir,
-    '-w',
-    '-l',
-    path.join(dataDir, 'server.log'),
-    '-o',
-    `-p ${port} -c listen_addresses=127.0.0.1 -k ${dataDir} -c max_connections=200`,
-    'start',
-  ]);
+  pgCtl(state, '-w', '-l', path.join(dataDir, 'server.log'), '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dataDir} -c max_connections=200`, 'start');
   const psql = (sql: string): string => asPostgresUser(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-tAc', sql]);
   if (psql(`SELECT 1 FROM pg_roles WHERE rolname = '${DB_USER}'`).trim() !== '1') psql(`CREATE ROLE ${DB_USER} LOGIN CREATEDB PASSWORD '${DB_USER}'`);
 }
@@ -241,6 +250,75 @@ export function startService(state: ClusterState, service: Service): number {
   return child.pid;
 }
 
+/** The Web UI's URL, when the cluster has one. */
+export function uiUrl(state: ClusterState): string | null {
+  return state.ui ? `http://127.0.0.1:${state.ui.port}` : null;
+}
+
+/**
+ * The Web UI server's config: loopback only, pointing at the frontend, and read-only unless
+ * AGENT_TEAMS_UI_WRITE_ACTIONS=1: from the UI, starting or signalling a workflow here means
+ * starting or steering agents that run `bash`.
+ */
+function uiConfig(state: ClusterState, port: number): string {
+  const readOnly = process.env.AGENT_TEAMS_UI_WRITE_ACTIONS !== '1';
+  return `# Written by scripts/cluster.ts for the Web UI server.
+temporalGrpcAddress: "${state.address}"
+host: 127.0.0.1
+port: ${port}
+enableUi: true
+defaultNamespace: default
+refreshInterval: 0s
+notifyOnNewVersion: false
+cors:
+  allowOrigins:
+    - "http://127.0.0.1:${port}"
+disableWriteActions: ${readOnly}
+startWorkflowDisabled: ${readOnly}
+batchActionsDisabled: ${readOnly}
+`;
+}
+
+function startUi(state: ClusterState, ui: NonNullable<ClusterState['ui']>): number {
+  fs.mkdirSync(path.join(state.dir, 'ui'), { recursive: true });
+  fs.writeFileSync(path.join(state.dir, 'ui', 'base.yaml'), uiConfig(state, ui.port));
+  const out = fs.openSync(path.join(state.dir, 'logs', 'ui.log'), 'a');
+  const child = spawn(ui.bin, ['--root', state.dir, '--config', 'ui', '--env', 'cluster', 'start'], { detached: true, stdio: ['ignore', out, out] });
+  child.unref();
+  fs.closeSync(out);
+  if (!child.pid) throw new Error(`the Web UI server did not start; see ${path.join(state.dir, 'logs', 'ui.log')}`);
+  return child.pid;
+}
+
+async function waitForUi(state: ClusterState): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${uiUrl(state)}/api/v1/settings`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the Web UI at ${uiUrl(state)} does not answer after 60 s; see ${path.join(state.dir, 'logs', 'ui.log')}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** The UI server's binary, built like the server's; null (with the reason logged) when it does not build here. */
+function installUi(): string | null {
+  try {
+    return execFileSync('bash', [path.join(__dirname, 'install-temporal-ui-server.sh'), '--print-path'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+      .trim()
+      .split('\n')
+      .pop()!;
+  } catch {
+    log('the Web UI server did not build (see above); the cluster runs without it');
+    return null;
+  }
+}
+
 async function waitForFrontend(state: ClusterState, temporal: string): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -293,7 +371,9 @@ function setUpNamespace(state: ClusterState, temporal: string): void {
 export async function clusterUp(): Promise<ClusterState> {
   const dir = clusterDir();
   const existing = readState(dir);
-  if (existing && SERVICES.every((s) => alive(existing.pids[s]))) {
+  // `ui` undefined: brought up before the Web UI was part of the cluster; null: the UI did not build.
+  const uiUp = existing?.ui === null || running(existing?.ui?.pid);
+  if (existing && SERVICES.every((s) => running(existing.pids[s])) && uiUp) {
     log(`already up at ${existing.address} (${dir})`);
     return existing;
   }
@@ -307,9 +387,11 @@ export async function clusterUp(): Promise<ClusterState> {
     .split('\n')
     .pop()!;
   const temporal = ensureTemporalCli();
+  const uiBin = installUi();
   fs.mkdirSync(path.join(dir, 'config'), { recursive: true });
   fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
-  const state = existing ? { ...existing, serverBin: path.join(binDir, 'server'), pids: {} } : await newState(dir, path.join(binDir, 'server'));
+  const state: ClusterState = existing ? { ...existing, serverBin: path.join(binDir, 'server'), pids: {} } : await newState(dir, path.join(binDir, 'server'));
+  state.ui = uiBin ? { port: state.ui?.port ?? (await freePort()), bin: uiBin } : null;
   log('[2/5] PostgreSQL');
   startPostgres(state);
   log('[3/5] schema (default and visibility stores)');
@@ -324,19 +406,28 @@ export async function clusterUp(): Promise<ClusterState> {
   await waitForFrontend(state, temporal);
   log('[5/5] namespace default and the search attributes');
   setUpNamespace(state, temporal);
+  if (state.ui) {
+    log(`the Web UI server on 127.0.0.1:${state.ui.port}`);
+    state.ui.pid = startUi(state, state.ui);
+    writeState(state);
+    await waitForUi(state);
+  }
   writeState(state);
   return state;
 }
 
 /** SIGTERM to every recorded service still running, SIGKILL to any left after 20 s. */
 async function stopServices(state: ClusterState): Promise<void> {
+  const uiPid = state.ui?.pid;
+  if (running(uiPid)) process.kill(uiPid!, 'SIGTERM');
   for (const service of [...SERVICES].reverse()) {
     const pid = state.pids[service];
-    if (alive(pid)) process.kill(pid!, 'SIGTERM');
+    if (running(pid)) process.kill(pid!, 'SIGTERM');
   }
   const deadline = Date.now() + 20_000;
-  while (SERVICES.some((s) => alive(state.pids[s])) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-  for (const s of SERVICES) if (alive(state.pids[s])) process.kill(state.pids[s]!, 'SIGKILL');
+  const pids = [...SERVICES.map((s) => state.pids[s]), uiPid];
+  while (pids.some(running) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  for (const pid of pids) if (running(pid)) process.kill(pid!, 'SIGKILL');
 }
 
 export async function clusterDown(options: { wipe?: boolean } = {}): Promise<void> {
@@ -348,13 +439,45 @@ export async function clusterDown(options: { wipe?: boolean } = {}): Promise<voi
   }
   await stopServices(state);
   try {
-    asPostgresUser(path.join(state.postgres.bin, 'pg_ctl'), ['-D', state.postgres.dataDir, '-m', 'fast', '-w', 'stop']);
+    pgCtl(state, '-m', 'fast', '-w', 'stop');
   } catch {
     // not running
   }
-  writeState({ ...state, pids: {} });
+  writeState({ ...state, pids: {}, ...(state.ui ? { ui: { port: state.ui.port, bin: state.ui.bin } } : {}) });
   if (options.wipe) fs.rmSync(dir, { recursive: true, force: true });
   log(`stopped${options.wipe ? ' and deleted' : ''} the cluster in ${dir}`);
+}
+
+/** The state of the cluster in clusterDir(); throws when none was brought up there. */
+export function readClusterState(): ClusterState {
+  const state = readState(clusterDir());
+  if (!state) throw new Error(`no cluster in ${clusterDir()}: run npm run cluster first`);
+  return state;
+}
+
+/** Drills: SIGKILL one service process (no graceful shutdown) and wait until it is gone. */
+export async function killService(service: Service): Promise<void> {
+  const pid = readClusterState().pids[service];
+  if (!running(pid)) throw new Error(`the ${service} service is not running`);
+  process.kill(pid!, 'SIGKILL');
+  while (running(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/** Drills: start a service that was killed again, on its recorded ports and config, and record its new pid. */
+export function restartService(service: Service): number {
+  const state = readClusterState();
+  if (running(state.pids[service])) throw new Error(`the ${service} service is still running (pid ${state.pids[service]})`);
+  state.pids[service] = startService(state, service);
+  writeState(state);
+  return state.pids[service];
+}
+
+/** Drills: stop the cluster's PostgreSQL (fast shutdown: open connections are cut), keep it down for `downMs`, start it again. */
+export async function restartPostgres(downMs = 0): Promise<void> {
+  const state = readClusterState();
+  pgCtl(state, '-m', 'fast', '-w', 'stop');
+  await new Promise((resolve) => setTimeout(resolve, downMs));
+  startPostgres(state);
 }
 
 async function main(): Promise<void> {
@@ -364,6 +487,8 @@ async function main(): Promise<void> {
   console.log(`Temporal cluster at ${state.address} (namespace default); data and logs in ${state.dir}`);
   console.log(`  services: ${SERVICES.map((s) => `${s} pid ${state.pids[s]} (metrics 127.0.0.1:${state.ports[s].metrics})`).join(', ')}`);
   console.log(`  PostgreSQL: 127.0.0.1:${state.postgres.port}`);
+  const ui = uiUrl(state);
+  console.log(ui ? `  Web UI: ${ui} (read-only unless AGENT_TEAMS_UI_WRITE_ACTIONS=1)` : '  Web UI: none (the UI server did not build here; see above)');
   console.log(`  use it: TEMPORAL_ADDRESS=${state.address} npm run worker; stop it: npm run cluster -- --down`);
 }
 

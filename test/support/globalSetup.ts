@@ -4,7 +4,9 @@
  * in testWorkflows.ts). Tests read TEMPORAL_ADDRESS, AGENT_TEAMS_WORKFLOW_BUNDLE and
  * AGENT_TEAMS_TEST_UI_URL (the Web UI, for the browser test of the Team dashboard). With
  * AGENT_TEAMS_TEST_TARGET=cluster (`npm run test:cluster`) the tests run on the multi-service
- * cluster of `npm run cluster` instead (no Web UI), brought up here if it is not up; it stays up.
+ * cluster of `npm run cluster` instead, brought up here if it is not up; it stays up. Its Web UI is
+ * a separate server that test/cluster/webUi.test.ts finds in the cluster's state, so
+ * AGENT_TEAMS_TEST_UI_URL (the dev server's UI) is not set there.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';

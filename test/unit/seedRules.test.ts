@@ -137,7 +137,8 @@ export function nameMatches(listed: string, declared: string): boolean {
 
 /** What is wrong with one `path › name` reference, or null when it names a test that exists. */
 function referenceProblem(reference: string, cache: Map<string, string[] | null>): string | null {
-  const match = /^(test\/(?:unit|host|integration)\/[^\s›]+\.test\.ts) › (.+)$/.exec(reference);
+  // test/cluster/ holds integration-project tests that run only on the cluster (npm run test:cluster).
+  const match = /^(test\/(?:unit|host|integration|cluster)\/[^\s›]+\.test\.ts) › (.+)$/.exec(reference);
   if (!match) return `"${reference}" is not written "test/<project>/<file>.test.ts › <full test name>"`;
   const [, file, name] = match as unknown as [string, string, string];
   if (!cache.has(file)) {
