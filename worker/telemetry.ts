@@ -63,7 +63,7 @@ export function installTelemetry(env: NodeJS.ProcessEnv = process.env): WorkerTe
   return { logger, tracing, shutdown: async () => void (await tracing?.shutdown()) };
 }
 
-/** In JSON mode every line the process prints is JSON: console output (the sandbox check, libraries) goes through the logger. */
+/** In JSON mode every line the process prints is JSON: console output (the sandbox check, libraries) and a crash go through the logger. */
 function routeConsoleTo(logger: Logger): void {
   const to =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
@@ -75,4 +75,9 @@ function routeConsoleTo(logger: Logger): void {
   console.debug = to('debug');
   console.warn = to('warn');
   console.error = to('error');
+  // Node would print a crash's stack as plain lines: log it as one entry, then exit as Node does.
+  process.on('uncaughtException', (error, origin) => {
+    logger.error(`worker crashed: ${error.message}`, { error, origin });
+    process.exit(1);
+  });
 }
