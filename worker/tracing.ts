@@ -34,7 +34,8 @@ export function tracingEnabled(env: NodeJS.ProcessEnv): boolean {
 /** Registers the process-wide tracer provider (context manager and W3C propagator too); null when tracing is off. */
 export function installTracing(env: NodeJS.ProcessEnv = process.env): WorkerTracing | null {
   if (!tracingEnabled(env)) return null;
-  // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, read by the env detector, win over the default name.
+  // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, read by the env detector, win over the default name. merge() is typed
+  // IResource but builds a Resource from synchronous attributes, which makeWorkflowExporter takes.
   const resource = new Resource({ 'service.name': DEFAULT_SERVICE_NAME }).merge(envDetectorSync.detect()) as Resource;
   // The exporter reads the endpoint, headers and timeout from the OTEL_EXPORTER_OTLP_* variables itself.
   const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter());
