@@ -3,6 +3,7 @@ import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/tools/bash
 import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/tools';
 import { connectionOptionsFromEnv } from '../client/connection';
 import type { WorkToolActivities } from '../shared/contract';
+import { activityTracingInterceptors, type WorkerTracing } from './tracing';
 
 export interface CheckoutWorkerOptions {
   connection?: NativeConnection;
@@ -10,6 +11,8 @@ export interface CheckoutWorkerOptions {
   taskQueue: string;
   /** The checkout the work tools act on; default AGENT_TEAMS_CHECKOUT or the current directory. */
   checkoutRoot?: string;
+  /** Tracing installed for this process (worker/telemetry.ts): work tool runs become spans of the Team's trace. */
+  tracing?: WorkerTracing | null;
 }
 
 /**
@@ -27,6 +30,7 @@ export async function createCheckoutWorker(options: CheckoutWorkerOptions): Prom
     namespace: envOptions.namespace ?? 'default',
     taskQueue: options.taskQueue,
     activities: createWorkToolActivities({ root }) satisfies WorkToolActivities,
+    ...(options.tracing ? { interceptors: { activity: activityTracingInterceptors() } } : {}),
   });
   return { worker, close: async () => void (await ownNative?.close()) };
 }

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
@@ -10,6 +11,8 @@ import type { ModelProvider } from '../shared/model';
 import { connectionOptionsFromEnv } from '../client/connection';
 import { assertSearchAttributesRegistered } from './searchAttributeCheck';
 import { DEFAULT_TASK_QUEUE, type WorkToolActivities } from '../shared/contract';
+import { activityTracingInterceptors, clientTracingInterceptors, workflowSpanSinks, type WorkerTracing } from './tracing';
+import { bundleHasTracingInterceptors, WORKFLOW_INTERCEPTOR_MODULES } from './workflowBundle';
 
 export interface TeamWorkerOptions {
   /** Worker connection; default: from TEMPORAL_ADDRESS and friends. */
@@ -27,6 +30,8 @@ export interface TeamWorkerOptions {
   modelProvider?: ModelProvider;
   /** The checkout the work tools act on; default: AGENT_TEAMS_CHECKOUT or the current directory. */
   checkoutRoot?: string;
+  /** Tracing installed for this process (worker/telemetry.ts); without it workflow spans are dropped. */
+  tracing?: WorkerTracing | null;
   extra?: Partial<WorkerOptions>;
 }
 
@@ -44,7 +49,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
   const connection = options.connection ?? ownNative!;
   const clientConnection = await Connection.connect(clientOptions);
   const namespace = envOptions.namespace ?? 'default';
-  const client = new Client({ connection: clientConnection, namespace });
+  const client = new Client({ connection: clientConnection, namespace, ...(options.tracing ? { interceptors: clientTracingInterceptors() } : {}) });
   try {
     await assertSearchAttributesRegistered(client, namespace);
   } catch (error) {
@@ -56,17 +61,30 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
   // Logs once why bash would answer SandboxUnavailable, or that AGENT_TEAMS_BASH_SANDBOX=none runs it unsandboxed.
   await checkBashSandbox(sandboxConfigFromEnv(), checkoutRoot);
   const bundlePath = options.workflowBundlePath ?? (options.workflowsPath ? undefined : process.env.AGENT_TEAMS_WORKFLOW_BUNDLE);
+  // Runs begun on a bundle with the interceptors replay only on bundles with them, tracing on or off.
+  if (bundlePath && !bundleHasTracingInterceptors(fs.readFileSync(bundlePath, 'utf8'))) {
+    throw new Error(
+      `the workflow bundle ${bundlePath} lacks the project's workflow interceptors: build it with bundleTeamWorkflows (worker/workflowBundle.ts)`,
+    );
+  }
   const worker = await Worker.create({
     connection,
     namespace,
     taskQueue: options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: options.workflowsPath ?? require.resolve('../workflows') }),
+    interceptors: {
+      // A prebuilt bundle carries them already (worker/workflowBundle.ts); the SDK ignores, with a warning, modules named beside it.
+      ...(bundlePath ? {} : { workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES] }),
+      ...(options.tracing ? { activity: activityTracingInterceptors() } : {}),
+    },
     activities: {
       ...createActivities({ client }),
       ...createModelActivities({ provider: options.modelProvider ?? providerFromEnv().provider, toolsFor: toolSpecsFor }),
       ...(createWorkToolActivities({ root: checkoutRoot }) satisfies WorkToolActivities),
       ...options.extraActivities,
     },
+    // Registered with tracing off too: the bundle's interceptors always send workflow spans here (workflows/interceptors.ts).
+    sinks: workflowSpanSinks(options.tracing),
     ...options.extra,
   });
   return {

@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { workflowSpanSinks } from '../../worker/tracing';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/workflowBundle';
 
 const DIR = path.join(__dirname, '..', 'histories');
 /** The workflow id each history ran under: replay must use it (ids derived from it, e.g. operation ids, are part of the workflow's logic). */
@@ -33,7 +35,13 @@ test('every recorded history replays against the current workflow code', async (
   const failures: string[] = [];
   let replayed = 0;
   for await (const result of Worker.runReplayHistories(
-    { workflowsPath: require.resolve('../../workflows'), bundlerOptions: { ignoreModules: [] } },
+    {
+      workflowsPath: require.resolve('../../workflows'),
+      bundlerOptions: { ignoreModules: [] },
+      // The bundle the workers run: histories begun with the tracing patch replay through the OpenTelemetry interceptors.
+      interceptors: { workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES] },
+      sinks: workflowSpanSinks(null),
+    },
     histories,
   )) {
     replayed += 1;

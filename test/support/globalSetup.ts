@@ -11,9 +11,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { clusterUp } from '../../scripts/cluster';
 import { startDevServer } from '../../scripts/devServer';
+import { bundleTeamWorkflows } from '../../worker/workflowBundle';
 
 export default async function globalSetup(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-test-'));
@@ -21,7 +21,7 @@ export default async function globalSetup(): Promise<void> {
   // The Web UI is served by the same process (a few MB more); test/integration/webUi.test.ts opens it in Chromium.
   const server = onCluster ? null : await startDevServer({ dbFilename: path.join(dir, 'temporal.sqlite') });
   const address = server ? server.address : (await clusterUp()).address;
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./testWorkflows'), logger: quietLogger });
+  const { code } = await bundleTeamWorkflows({ workflowsPath: require.resolve('./testWorkflows'), logger: quietLogger });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, code);
   process.env.TEMPORAL_ADDRESS = address;

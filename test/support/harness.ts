@@ -6,7 +6,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { connectClient, startWorker, tempCheckout, uniqueId, type RunningWorker } from './temporal';
-import { spawnWorkerProcess, type WorkerProcess } from './workerProcess';
+import { spawnWorkerProcess, type WorkerProcess, type WorkerProcessOptions } from './workerProcess';
 
 export const onCluster = (): boolean => process.env.AGENT_TEAMS_TEST_TARGET === 'cluster';
 
@@ -48,13 +48,13 @@ export function useClientAndWorker(): TestEnvironment {
 export interface ProcessEnvironment {
   readonly client: Client;
   /** Starts a worker process on `taskQueue`; every one still alive is stopped after the file. */
-  spawnWorker(taskQueue: string, options?: { checkoutRoot?: string }): Promise<WorkerProcess>;
+  spawnWorker(taskQueue: string, options?: WorkerProcessOptions): Promise<WorkerProcess>;
 }
 
 export function useClientAndWorkerProcesses(): ProcessEnvironment {
   const workers: WorkerProcess[] = [];
   const env = {
-    spawnWorker: async (taskQueue: string, options: { checkoutRoot?: string } = {}) => {
+    spawnWorker: async (taskQueue: string, options: WorkerProcessOptions = {}) => {
       const worker = await spawnWorkerProcess(taskQueue, options);
       workers.push(worker);
       return worker;

@@ -7,6 +7,8 @@ import { address } from './temporal';
 
 export interface WorkerProcess {
   child: ChildProcess;
+  /** Everything the process printed so far, per stream. */
+  output(): { stdout: string; stderr: string };
   /** SIGKILL: no graceful shutdown, in-flight tasks are simply lost by this process. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -14,8 +16,14 @@ export interface WorkerProcess {
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** `checkoutRoot`: the checkout its work tools act on (default: a fresh temp dir per process). */
-export async function spawnWorkerProcess(taskQueue: string, options: { checkoutRoot?: string } = {}): Promise<WorkerProcess> {
+export interface WorkerProcessOptions {
+  /** The checkout its work tools act on (default: a fresh temp dir per process). */
+  checkoutRoot?: string;
+  /** Variables set for this process beside the connection's (telemetry settings, for instance). */
+  env?: Record<string, string>;
+}
+
+export async function spawnWorkerProcess(taskQueue: string, options: WorkerProcessOptions = {}): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(ROOT, 'worker/main.ts')], {
     cwd: ROOT,
     env: {
@@ -23,21 +31,24 @@ export async function spawnWorkerProcess(taskQueue: string, options: { checkoutR
       TEMPORAL_ADDRESS: address(),
       TEMPORAL_TASK_QUEUE: taskQueue,
       AGENT_TEAMS_CHECKOUT: options.checkoutRoot ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-')),
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const streams = { stdout: '', stderr: '' };
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`worker process did not start polling within 60s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer): void => {
+    const onData = (stream: keyof typeof streams) => (chunk: Buffer) => {
       output += chunk.toString();
+      streams[stream] += chunk.toString();
       if (output.includes('worker polling')) {
         clearTimeout(timer);
         resolve();
       }
     };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
+    child.stdout?.on('data', onData('stdout'));
+    child.stderr?.on('data', onData('stderr'));
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`worker process exited with ${code} before polling:\n${output}`));
@@ -49,5 +60,5 @@ export async function spawnWorkerProcess(taskQueue: string, options: { checkoutR
       child.once('exit', () => resolve());
       child.kill(signal);
     });
-  return { child, kill: () => waitExit('SIGKILL'), stop: () => waitExit('SIGTERM') };
+  return { child, output: () => ({ ...streams }), kill: () => waitExit('SIGKILL'), stop: () => waitExit('SIGTERM') };
 }

@@ -1,0 +1,177 @@
+/**
+ * Observability of the worker process: Prometheus metrics scraped from a live worker while a Team runs, JSON logs on
+ * every line it prints, and OpenTelemetry spans exported over OTLP/HTTP for workflows and activities.
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import { answer, script, scriptText, send, tool } from '../../activities/providers/scriptedModelScript';
+import { TeamClient } from '../../client/teamClient';
+import * as defs from '../../shared/contract';
+import type { LeadAgentView } from '../../shared/contract';
+import { useClientAndWorkerProcesses } from '../support/harness';
+import { eventually } from '../support/teams';
+import { uniqueId } from '../support/temporal';
+
+const env = useClientAndWorkerProcesses();
+
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A Lead that plans one task and spawns one teammate who completes it and reports back; the Lead then answers. */
+async function startTeamRun(client: Client, taskQueue: string): Promise<TeamClient> {
+  const teamId = uniqueId('team-obs');
+  const aliceScript = script(
+    tool('claim_task', { taskId: 1, expectedRevision: 1 }),
+    tool('set_task_status', { taskId: 1, expectedRevision: 2, status: 'completed' }),
+    send('lead', script(answer('done'))),
+  );
+  const agent: defs.LeadAgentOptions = {
+    profile: 'team',
+    prompt: scriptText(tool('create_task', { subject: 'observe me' }), tool('spawn_teammate', { name: 'alice', message: aliceScript })),
+  };
+  await client.workflow.start(defs.TEAM_LEAD_WORKFLOW_TYPE, { workflowId: teamId, taskQueue, args: [{ teamId, agent }] });
+  return TeamClient.attach(client, teamId);
+}
+
+const answered = (team: TeamClient): Promise<LeadAgentView> =>
+  eventually(
+    () => team.handle().query(defs.getAgentStateQuery),
+    (v) => v.status === 'answered',
+    120_000,
+  );
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The samples of a Prometheus text exposition (`name{label="value",...} number` lines; comments skipped). */
+function parseExposition(text: string): Sample[] {
+  return text.split('\n').flatMap((line) => {
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)/.exec(line);
+    if (!match) return [];
+    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]));
+    return [{ name: match[1]!, labels, value: Number(match[3]) }];
+  });
+}
+
+const countOn = (samples: Sample[], name: string, labels: Record<string, string>): number =>
+  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
+
+test('a worker process serves Prometheus workflow and activity task metrics by task queue while a Team runs, and prints only JSON log lines', async () => {
+  const taskQueue = uniqueId('tq-metrics');
+  const port = await freePort();
+  const worker = await env.spawnWorker(taskQueue, { env: { AGENT_TEAMS_METRICS_BIND: `127.0.0.1:${port}`, AGENT_TEAMS_LOG_FORMAT: 'json' } });
+  const team = await startTeamRun(env.client, taskQueue);
+  await answered(team);
+
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+  expect(response.status).toBe(200);
+  const samples = parseExposition(await response.text());
+  // Scraped during the run: the Lead still runs (it waits for prompts until disposed).
+  expect((await team.handle().describe()).status.name).toBe('RUNNING');
+  for (const workflowType of ['teamLead', 'teammate']) {
+    const tasks = countOn(samples, 'temporal_workflow_task_execution_latency_count', { task_queue: taskQueue, workflow_type: workflowType });
+    expect({ workflowType, executedTasks: tasks > 0 }).toEqual({ workflowType, executedTasks: true });
+  }
+  // The Lead's model calls (plan, then the answer after alice's report) and alice's calls and Team tools ran as activities.
+  expect(
+    countOn(samples, 'temporal_activity_execution_latency_count', { task_queue: taskQueue, activity_type: 'callModel', workflow_type: 'teamLead' }),
+  ).toBeGreaterThanOrEqual(2);
+  expect(
+    countOn(samples, 'temporal_activity_execution_latency_count', { task_queue: taskQueue, activity_type: 'runTeamTool', workflow_type: 'teammate' }),
+  ).toBeGreaterThan(0);
+  expect(countOn(samples, 'temporal_workflow_task_queue_poll_succeed', { task_queue: taskQueue })).toBeGreaterThan(0);
+  expect(countOn(samples, 'temporal_activity_task_received', { task_queue: taskQueue })).toBeGreaterThan(0);
+
+  await team.dispose();
+  await worker.stop();
+  const { stdout, stderr } = worker.output();
+  const lines = [...stdout.split('\n'), ...stderr.split('\n')].filter((line) => line !== '');
+  const entries = lines.map((line) => {
+    try {
+      return JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return { notJson: line };
+    }
+  });
+  for (const entry of entries)
+    expect(entry).toEqual(expect.objectContaining({ time: expect.any(String), level: expect.any(String), message: expect.any(String) }));
+  // The worker's own line, the sandbox check (console) and the SDK's logs all came through the JSON logger.
+  expect(entries).toContainEqual(expect.objectContaining({ level: 'INFO', message: expect.stringContaining('worker polling'), taskQueue }));
+  expect(entries).toContainEqual(expect.objectContaining({ message: expect.stringContaining('bash sandbox') }));
+  expect(entries).toContainEqual(expect.objectContaining({ message: 'Worker state changed', sdkComponent: 'worker', taskQueue, state: 'STOPPED' }));
+});
+
+interface ExportedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+}
+
+/** A stand-in OpenTelemetry collector: accepts OTLP/HTTP JSON trace exports on /v1/traces and keeps their spans. */
+async function startTraceCollector(): Promise<{ endpoint: string; spans: ExportedSpan[]; services: Set<string>; close: () => Promise<void> }> {
+  const spans: ExportedSpan[] = [];
+  const services = new Set<string>();
+  interface Export {
+    resourceSpans?: { resource?: { attributes?: { key: string; value: { stringValue?: string } }[] }; scopeSpans?: { spans?: ExportedSpan[] }[] }[];
+  }
+  const server = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      if (request.url === '/v1/traces') {
+        for (const resourceSpans of (JSON.parse(body) as Export).resourceSpans ?? []) {
+          for (const attribute of resourceSpans.resource?.attributes ?? [])
+            if (attribute.key === 'service.name') services.add(attribute.value.stringValue ?? '');
+          for (const scope of resourceSpans.scopeSpans ?? []) spans.push(...(scope.spans ?? []));
+        }
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { endpoint: `http://127.0.0.1:${port}`, spans, services, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+test('with an OTLP endpoint set, the worker exports workflow and activity spans over OTLP/HTTP in one trace from the Lead down', async () => {
+  const collector = await startTraceCollector();
+  try {
+    const taskQueue = uniqueId('tq-tracing');
+    const worker = await env.spawnWorker(taskQueue, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '200' } });
+    const team = await startTeamRun(env.client, taskQueue);
+    await answered(team);
+    await team.dispose();
+    await worker.stop(); // flushes what the batch processor still holds
+
+    const names = new Set(collector.spans.map((s) => s.name));
+    for (const name of [
+      'RunWorkflow:teamLead',
+      'RunWorkflow:teammate',
+      'StartChildWorkflow:teammate',
+      'StartActivity:callModel',
+      'RunActivity:callModel',
+      'RunActivity:runTeamTool',
+    ]) {
+      expect({ name, exported: names.has(name) }).toEqual({ name, exported: true });
+    }
+    const byId = new Map(collector.spans.map((s) => [s.spanId, s]));
+    const runs = collector.spans.filter((s) => s.name === 'RunActivity:callModel');
+    for (const run of runs) expect(byId.get(run.parentSpanId ?? '')).toMatchObject({ name: 'StartActivity:callModel', traceId: run.traceId });
+    // The teammate's run continues the Lead's trace through the child workflow start.
+    const teammateRun = collector.spans.find((s) => s.name === 'RunWorkflow:teammate')!;
+    expect(byId.get(teammateRun.parentSpanId ?? '')).toMatchObject({ name: 'StartChildWorkflow:teammate', traceId: teammateRun.traceId });
+    expect([...collector.services]).toEqual(['agent-teams-worker']);
+  } finally {
+    await collector.close();
+  }
+});
