@@ -1,7 +1,7 @@
 /** Per-file harness for integration tests: one client and one in-process worker, torn down after the file. */
 import type { Client } from '@temporalio/client';
 import { connectClient, startWorker, type RunningWorker } from './temporal';
-import { spawnWorkerProcess, type WorkerProcess } from './workerProcess';
+import { spawnWorkerProcess, type WorkerProcess, type WorkerProcessOptions } from './workerProcess';
 
 export interface TestEnvironment {
   readonly client: Client;
@@ -26,13 +26,13 @@ export function useClientAndWorker(): TestEnvironment {
 export interface ProcessEnvironment {
   readonly client: Client;
   /** Starts a worker process on `taskQueue`; every one still alive is stopped after the file. */
-  spawnWorker(taskQueue: string, options?: { checkoutRoot?: string }): Promise<WorkerProcess>;
+  spawnWorker(taskQueue: string, options?: WorkerProcessOptions): Promise<WorkerProcess>;
 }
 
 export function useClientAndWorkerProcesses(): ProcessEnvironment {
   const workers: WorkerProcess[] = [];
   const env = {
-    spawnWorker: async (taskQueue: string, options: { checkoutRoot?: string } = {}) => {
+    spawnWorker: async (taskQueue: string, options: WorkerProcessOptions = {}) => {
       const worker = await spawnWorkerProcess(taskQueue, options);
       workers.push(worker);
       return worker;

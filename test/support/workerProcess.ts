@@ -7,6 +7,8 @@ import { address } from './temporal';
 
 export interface WorkerProcess {
   child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
   /** SIGKILL: no graceful shutdown, in-flight tasks are simply lost by this process. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -14,12 +16,24 @@ export interface WorkerProcess {
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** `checkoutRoot`: the checkout its work tools act on (default: a fresh temp dir per process). */
-export async function spawnWorkerProcess(taskQueue: string, options: { checkoutRoot?: string } = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(ROOT, 'worker/main.ts')], {
+export interface WorkerProcessOptions {
+  /** The checkout its work tools act on (default: a fresh temp dir per process). */
+  checkoutRoot?: string;
+  /**
+   * What to run instead of `node -r ts-node/register worker/main.ts` under this Node: e.g. the
+   * compiled worker (`dist/worker/main.js`) under another Node binary. `env` replaces the test
+   * process's environment as the base (TEMPORAL_* and the checkout are still set on top).
+   */
+  command?: { node: string; args: string[]; env: NodeJS.ProcessEnv };
+}
+
+export async function spawnWorkerProcess(taskQueue: string, options: WorkerProcessOptions = {}): Promise<WorkerProcess> {
+  const node = options.command?.node ?? process.execPath;
+  const args = options.command?.args ?? ['-r', 'ts-node/register/transpile-only', path.join(ROOT, 'worker/main.ts')];
+  const child = spawn(node, args, {
     cwd: ROOT,
     env: {
-      ...process.env,
+      ...(options.command?.env ?? process.env),
       TEMPORAL_ADDRESS: address(),
       TEMPORAL_TASK_QUEUE: taskQueue,
       AGENT_TEAMS_CHECKOUT: options.checkoutRoot ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-')),
@@ -49,5 +63,5 @@ export async function spawnWorkerProcess(taskQueue: string, options: { checkoutR
       child.once('exit', () => resolve());
       child.kill(signal);
     });
-  return { child, kill: () => waitExit('SIGKILL'), stop: () => waitExit('SIGTERM') };
+  return { child, output: () => output, kill: () => waitExit('SIGKILL'), stop: () => waitExit('SIGTERM') };
 }

@@ -1,0 +1,118 @@
+/**
+ * The production worker as the Dockerfile builds and runs it, short of Docker itself: `npm run
+ * build`'s two steps (tsc with tsconfig.build.json, then scripts/bundle-workflows.ts) into a
+ * directory of their own, then `node dist/worker/main.js` with AGENT_TEAMS_WORKFLOW_BUNDLE set, in
+ * a separate process on the dev server, with devDependencies made unloadable
+ * (test/support/noDevDependencies.cjs), driving one agent Team to its answer on the scripted model.
+ *
+ * The Node that runs the build and the worker is AGENT_TEAMS_TEST_NODE when set (.ci/run sets it to
+ * the Dockerfile's NODE_VERSION, fetched by scripts/install-node-lts.sh), else the Node running jest.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { answer, script, scriptText, send, tool } from '../../activities/providers/scriptedModelScript';
+import { TeamClient } from '../../client/teamClient';
+import * as defs from '../../shared/contract';
+import { useClientAndWorkerProcesses } from '../support/harness';
+import { eventually } from '../support/teams';
+import { tempCheckout, uniqueId } from '../support/temporal';
+
+const ROOT = path.resolve(__dirname, '../..');
+const OUT = path.join(ROOT, 'test-artifacts', 'compiled-worker');
+const BUNDLE = path.join(OUT, 'workflow-bundle.js');
+const GUARD = path.join(ROOT, 'test', 'support', 'noDevDependencies.cjs');
+const NODE = process.env.AGENT_TEAMS_TEST_NODE || process.execPath;
+
+/** What the image's environment has: no ts-node hooks, no NODE_OPTIONS, no model keys from the test's environment. */
+const productionEnv = (): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  NODE_ENV: 'production',
+  AGENT_TEAMS_WORKFLOW_BUNDLE: BUNDLE,
+});
+
+const env = useClientAndWorkerProcesses();
+
+beforeAll(() => {
+  fs.rmSync(OUT, { recursive: true, force: true });
+  // The same two commands as `npm run build` (package.json), into OUT instead of dist/.
+  execFileSync(NODE, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', OUT], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(NODE, [path.join(OUT, 'scripts', 'bundle-workflows.js'), BUNDLE], { cwd: ROOT, stdio: 'pipe' });
+}, 300_000);
+
+test('npm run build emits the worker as JavaScript and the workflow bundle as one file', () => {
+  expect(fs.existsSync(path.join(OUT, 'worker', 'main.js'))).toBe(true);
+  expect(fs.existsSync(path.join(OUT, 'cli', 'index.js'))).toBe(true);
+  expect(fs.statSync(BUNDLE).size).toBeGreaterThan(100_000);
+  // Nothing of the tests or benchmarks is compiled into the image.
+  expect(fs.existsSync(path.join(OUT, 'test'))).toBe(false);
+  expect(fs.existsSync(path.join(OUT, 'bench'))).toBe(false);
+});
+
+test('the devDependency guard stops a process that loads typescript (so it can fail the tests below)', () => {
+  const r = spawnSync(NODE, ['--require', GUARD, '-e', "require('typescript')"], { cwd: ROOT, env: productionEnv(), encoding: 'utf8' });
+  expect(r.status).not.toBe(0);
+  expect(r.stderr).toContain('devDependency "typescript"');
+});
+
+test('the compiled CLI starts without devDependencies', () => {
+  const r = spawnSync(NODE, ['--require', GUARD, path.join(OUT, 'cli', 'index.js'), '--help'], { cwd: ROOT, env: productionEnv(), encoding: 'utf8' });
+  expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+  expect(r.stdout).toContain('roster');
+});
+
+test('the compiled worker, with the prebuilt workflow bundle and without devDependencies, runs an agent Team to its answer', async () => {
+  const taskQueue = uniqueId('tq-compiled');
+  const checkoutRoot = tempCheckout();
+  const worker = await env.spawnWorker(taskQueue, {
+    checkoutRoot,
+    command: { node: NODE, args: ['--require', GUARD, path.join(OUT, 'worker', 'main.js')], env: productionEnv() },
+  });
+
+  const teamId = uniqueId('compiled-team');
+  const aliceScript = script(
+    tool('claim_task', { taskId: 1, expectedRevision: 1 }),
+    tool('write_file', { path: 'NOTES.md', content: 'written by the compiled worker\n', version: null }),
+    tool('set_task_status', { taskId: 1, expectedRevision: 2, status: 'completed' }),
+    send('lead', script(answer('notes written'))),
+  );
+  await env.client.workflow.start(defs.TEAM_LEAD_WORKFLOW_TYPE, {
+    workflowId: teamId,
+    taskQueue,
+    args: [
+      {
+        teamId,
+        agent: {
+          profile: 'team',
+          prompt: scriptText(
+            tool('create_task', { subject: 'write the notes', writeScopes: ['NOTES.md'] }),
+            tool('spawn_teammate', { name: 'alice', message: aliceScript }),
+          ),
+        },
+      },
+    ],
+  });
+  const team = TeamClient.attach(env.client, teamId);
+  const lead = await eventually(
+    () => team.handle().query(defs.getAgentStateQuery),
+    (v) => v.status === 'answered',
+    120_000,
+  );
+
+  expect(lead.finalAnswer).toBe('notes written');
+  const view = await team.view();
+  expect(view.tasks.map((t) => [t.id, t.status, t.owner])).toEqual([[1, 'completed', 'alice']]);
+  // The work tool ran in the compiled worker's process, on its checkout.
+  expect(fs.readFileSync(path.join(checkoutRoot, 'NOTES.md'), 'utf8')).toBe('written by the compiled worker\n');
+  // Loaded from the file, not bundled at start (the SDK logs "Workflow bundle created" when it bundles).
+  expect(worker.output()).not.toContain('Workflow bundle created');
+  expect(worker.child.exitCode).toBeNull();
+  if (process.env.AGENT_TEAMS_TEST_NODE) {
+    // .ci/run sets it to the image's Node: this run is the image's Node line tested here.
+    const version = execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim();
+    const imageNode = /^ARG NODE_VERSION=(\S+)$/m.exec(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
+    expect(version).toBe(`v${imageNode}`);
+    console.log(`compiled worker ran under ${NODE} (${version}, the Dockerfile's NODE_VERSION)`);
+  }
+});
