@@ -12,7 +12,7 @@
 #   MAX_ATTEMPTS, SLEEP_SECONDS  retry budget of each step, default 60 x 5 s
 #
 # Idempotent: a registered attribute of the same type is left as it is. Written for the alpine
-# image's /bin/sh (POSIX sh, no bash); test/host/deployment.test.ts runs it against a dev server.
+# image's /bin/sh (POSIX sh, no bash); test/integration/composeNamespaceJob.test.ts runs it against a dev server.
 set -eu
 
 : "${TEMPORAL_ADDRESS:?TEMPORAL_ADDRESS is required}"
@@ -38,6 +38,15 @@ retry() {
   done
 }
 
+# Checked first: a configuration mistake fails at once, not after the retries.
+set --
+for pair in $SEARCH_ATTRIBUTES; do
+  case "$pair" in
+    ?*=?*) set -- "$@" --name "${pair%%=*}" --type "${pair#*=}" ;;
+    *) echo "temporal-namespace: '$pair' in SEARCH_ATTRIBUTES is not Name=Type" >&2; exit 1 ;;
+  esac
+done
+
 retry "the cluster health check" temporal operator cluster health --address "$TEMPORAL_ADDRESS"
 
 upsert_namespace() {
@@ -49,13 +58,6 @@ upsert_namespace() {
 }
 retry "namespace $namespace with retention $retention" upsert_namespace
 
-set --
-for pair in $SEARCH_ATTRIBUTES; do
-  case "$pair" in
-    ?*=?*) set -- "$@" --name "${pair%%=*}" --type "${pair#*=}" ;;
-    *) echo "temporal-namespace: '$pair' in SEARCH_ATTRIBUTES is not Name=Type" >&2; exit 1 ;;
-  esac
-done
 # Right after a create the frontend may not see the namespace yet: the retry covers that too.
 retry "the search attributes $SEARCH_ATTRIBUTES" temporal operator search-attribute create --namespace "$namespace" "$@" --address "$TEMPORAL_ADDRESS"
 echo "temporal-namespace: namespace $namespace (retention $retention) has the search attributes $SEARCH_ATTRIBUTES"
