@@ -9,7 +9,7 @@
 #     version; the image's is 1.32.2, whose tool takes the same commands) and its schema files from
 #     the Go module cache;
 #   - PostgreSQL's bin folder (newest /usr/lib/postgresql/<n>/bin, or PG_BIN).
-# Prints "compose schema job: N passed, M failed" and exits non-zero on any failure.
+# Prints "compose schema job: N of M checks passed" and exits non-zero on any failure.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$PATH:/usr/local/go/bin"
@@ -33,9 +33,11 @@ trap cleanup EXIT
 port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 mkdir -p "$work/pg" "$work/bin"
 [[ "$(id -u)" == 0 ]] && chown postgres:postgres "$work/pg"
-as_postgres "$pg_bin/initdb" -D "$work/pg" -U postgres --auth=trust -E UTF8 --no-locale >/dev/null
+# Passwords over TCP (as in the postgres image), so the job must pass SQL_PASSWORD; the socket, for the
+# checks below, trusts the postgres user.
+as_postgres "$pg_bin/initdb" -D "$work/pg" -U postgres --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --no-locale >/dev/null
 as_postgres "$pg_bin/pg_ctl" -D "$work/pg" -w -l "$work/pg/server.log" -o "-p $port -c listen_addresses=127.0.0.1 -k $work/pg" start >/dev/null
-psql() { as_postgres "$pg_bin/psql" -h 127.0.0.1 -p "$port" -U postgres -tAc "$@"; }
+psql() { as_postgres "$pg_bin/psql" -h "$work/pg" -p "$port" -U postgres -tAc "$@"; }
 psql "CREATE ROLE temporal LOGIN CREATEDB PASSWORD 'temporal'" >/dev/null
 ln -s "$server_dir/sql" "$work/bin/temporal-sql-tool"
 
