@@ -1,7 +1,8 @@
 /**
- * The production worker as the Dockerfile builds and runs it, short of Docker itself: `npm run
- * build`'s two steps (tsc with tsconfig.build.json, then scripts/bundle-workflows.ts) into a
- * directory of their own, then `node dist/worker/main.js` with AGENT_TEAMS_WORKFLOW_BUNDLE set, in
+ * The production worker as the Dockerfile builds and runs it, short of Docker itself: the files the
+ * Dockerfile's build stage COPYs, and only those, laid out in a staging directory as in the image's
+ * /build, `npm run build` there (tsc with tsconfig.build.json, then scripts/bundle-workflows.ts),
+ * then `node dist/worker/main.js` with AGENT_TEAMS_WORKFLOW_BUNDLE set, in
  * a separate process on the dev server, with devDependencies made unloadable
  * (test/support/noDevDependencies.cjs), driving one agent Team to its answer on the scripted model.
  *
@@ -19,7 +20,9 @@ import { eventually } from '../support/teams';
 import { tempCheckout, uniqueId } from '../support/temporal';
 
 const ROOT = path.resolve(__dirname, '../..');
-const OUT = path.join(ROOT, 'test-artifacts', 'compiled-worker');
+// Inside the checkout, so that node_modules resolves from it as from /build/node_modules in the image.
+const STAGE = path.join(ROOT, 'test-artifacts', 'compiled-worker');
+const OUT = path.join(STAGE, 'dist');
 const BUNDLE = path.join(OUT, 'workflow-bundle.js');
 const GUARD = path.join(ROOT, 'test', 'support', 'noDevDependencies.cjs');
 const NODE = process.env.AGENT_TEAMS_TEST_NODE || process.execPath;
@@ -34,14 +37,31 @@ const productionEnv = (): NodeJS.ProcessEnv => ({
 
 const env = useClientAndWorkerProcesses();
 
+/** The build stage's `COPY <source>... <destination>` lines (not `--from`), as [sources, destination]. */
+function buildStageCopies(): Array<[string[], string]> {
+  const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const build = dockerfile.split(/^FROM /m).find((stage) => / AS build\n/.test(stage)) ?? '';
+  return [...build.matchAll(/^COPY (?!--)(.+)$/gm)].map((m) => {
+    const parts = m[1]!.trim().split(/\s+/);
+    return [parts.slice(0, -1), parts[parts.length - 1]!];
+  });
+}
+
 beforeAll(() => {
-  fs.rmSync(OUT, { recursive: true, force: true });
-  // The same two commands as `npm run build` (package.json), into OUT instead of dist/.
-  execFileSync(NODE, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', OUT], { cwd: ROOT, stdio: 'pipe' });
-  execFileSync(NODE, [path.join(OUT, 'scripts', 'bundle-workflows.js'), BUNDLE], { cwd: ROOT, stdio: 'pipe' });
+  fs.rmSync(STAGE, { recursive: true, force: true });
+  const copies = buildStageCopies();
+  expect(copies.length).toBeGreaterThan(3);
+  for (const [sources, destination] of copies) {
+    for (const source of sources) {
+      const target = destination.endsWith('/') ? path.join(STAGE, destination, path.basename(source)) : path.join(STAGE, destination);
+      fs.cpSync(path.join(ROOT, source), target, { recursive: true });
+    }
+  }
+  // `npm run build` as the image runs it, with NODE first on PATH so its scripts run under that Node.
+  execFileSync('npm', ['run', 'build'], { cwd: STAGE, stdio: 'pipe', env: { ...process.env, PATH: `${path.dirname(NODE)}:${process.env.PATH}` } });
 }, 300_000);
 
-test('npm run build emits the worker as JavaScript and the workflow bundle as one file', () => {
+test("npm run build, from only the files the Dockerfile's build stage copies, emits the worker as JavaScript and the workflow bundle as one file", () => {
   expect(fs.existsSync(path.join(OUT, 'worker', 'main.js'))).toBe(true);
   expect(fs.existsSync(path.join(OUT, 'cli', 'index.js'))).toBe(true);
   expect(fs.statSync(BUNDLE).size).toBeGreaterThan(100_000);
