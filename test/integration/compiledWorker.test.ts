@@ -2,8 +2,10 @@
  * The production worker as the Dockerfile builds and runs it, short of Docker itself: the files the
  * Dockerfile's build stage COPYs, and only those, laid out in a staging directory as in the image's
  * /build, `npm run build` there (tsc with tsconfig.build.json, then scripts/bundle-workflows.ts),
- * then `node dist/worker/main.js` with AGENT_TEAMS_WORKFLOW_BUNDLE set, in
- * a separate process on the dev server, with devDependencies made unloadable
+ * then the runtime stage: a directory outside the checkout with package.json, the lockfile,
+ * `npm ci --omit=dev --offline` (from npm's cache, which the checkout's own `npm ci` filled) and the
+ * built dist/, and `node dist/worker/main.js` there with AGENT_TEAMS_WORKFLOW_BUNDLE set, in a
+ * separate process on the dev server, with devDependencies also made unloadable
  * (test/support/noDevDependencies.cjs), driving one agent Team to its answer on the scripted model.
  *
  * The Node that runs the build and the worker is AGENT_TEAMS_TEST_NODE when set (.ci/run sets it to
@@ -11,6 +13,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { answer, script, scriptText, send, tool } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
@@ -23,7 +26,10 @@ const ROOT = path.resolve(__dirname, '../..');
 // Inside the checkout, so that node_modules resolves from it as from /build/node_modules in the image.
 const STAGE = path.join(ROOT, 'test-artifacts', 'compiled-worker');
 const OUT = path.join(STAGE, 'dist');
-const BUNDLE = path.join(OUT, 'workflow-bundle.js');
+// The image's /app: outside the checkout, so nothing resolves from the checkout's node_modules.
+const RUNTIME = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-runtime-'));
+const DIST = path.join(RUNTIME, 'dist');
+const BUNDLE = path.join(DIST, 'workflow-bundle.js');
 const GUARD = path.join(ROOT, 'test', 'support', 'noDevDependencies.cjs');
 const NODE = process.env.AGENT_TEAMS_TEST_NODE || process.execPath;
 
@@ -58,16 +64,28 @@ beforeAll(() => {
     }
   }
   // `npm run build` as the image runs it, with NODE first on PATH so its scripts run under that Node.
-  execFileSync('npm', ['run', 'build'], { cwd: STAGE, stdio: 'pipe', env: { ...process.env, PATH: `${path.dirname(NODE)}:${process.env.PATH}` } });
+  const withNode = { ...process.env, PATH: `${path.dirname(NODE)}:${process.env.PATH}` };
+  execFileSync('npm', ['run', 'build'], { cwd: STAGE, stdio: 'pipe', env: withNode });
+  // The runtime stage: production dependencies only, then the build output.
+  for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(ROOT, file), path.join(RUNTIME, file));
+  execFileSync('npm', ['ci', '--omit=dev', '--offline', '--no-audit', '--no-fund'], { cwd: RUNTIME, stdio: 'pipe', env: withNode });
+  fs.cpSync(OUT, DIST, { recursive: true });
 }, 300_000);
+afterAll(() => fs.rmSync(RUNTIME, { recursive: true, force: true }));
 
 test("npm run build, from only the files the Dockerfile's build stage copies, emits the worker as JavaScript and the workflow bundle as one file", () => {
-  expect(fs.existsSync(path.join(OUT, 'worker', 'main.js'))).toBe(true);
-  expect(fs.existsSync(path.join(OUT, 'cli', 'index.js'))).toBe(true);
+  expect(fs.existsSync(path.join(DIST, 'worker', 'main.js'))).toBe(true);
+  expect(fs.existsSync(path.join(DIST, 'cli', 'index.js'))).toBe(true);
   expect(fs.statSync(BUNDLE).size).toBeGreaterThan(100_000);
   // Nothing of the tests or benchmarks is compiled into the image.
-  expect(fs.existsSync(path.join(OUT, 'test'))).toBe(false);
-  expect(fs.existsSync(path.join(OUT, 'bench'))).toBe(false);
+  expect(fs.existsSync(path.join(DIST, 'test'))).toBe(false);
+  expect(fs.existsSync(path.join(DIST, 'bench'))).toBe(false);
+});
+
+test('the runtime holds the production dependencies only', () => {
+  const installed = (name: string): boolean => fs.existsSync(path.join(RUNTIME, 'node_modules', name, 'package.json'));
+  expect(['@temporalio/worker', '@temporalio/client', 'zod', 'commander'].filter(installed)).toHaveLength(4);
+  expect(['typescript', 'ts-node', 'jest', '@temporalio/testing', 'eslint'].filter(installed)).toEqual([]);
 });
 
 test('the devDependency guard stops a process that loads typescript (so it can fail the tests below)', () => {
@@ -77,7 +95,7 @@ test('the devDependency guard stops a process that loads typescript (so it can f
 });
 
 test('the compiled CLI starts without devDependencies', () => {
-  const r = spawnSync(NODE, ['--require', GUARD, path.join(OUT, 'cli', 'index.js'), '--help'], { cwd: ROOT, env: productionEnv(), encoding: 'utf8' });
+  const r = spawnSync(NODE, ['--require', GUARD, path.join(DIST, 'cli', 'index.js'), '--help'], { cwd: ROOT, env: productionEnv(), encoding: 'utf8' });
   expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
   expect(r.stdout).toContain('roster');
 });
@@ -87,7 +105,7 @@ test('the compiled worker, with the prebuilt workflow bundle and without devDepe
   const checkoutRoot = tempCheckout();
   const worker = await env.spawnWorker(taskQueue, {
     checkoutRoot,
-    command: { node: NODE, args: ['--require', GUARD, path.join(OUT, 'worker', 'main.js')], env: productionEnv() },
+    command: { node: NODE, args: ['--require', GUARD, path.join(DIST, 'worker', 'main.js')], env: productionEnv() },
   });
 
   const teamId = uniqueId('compiled-team');
