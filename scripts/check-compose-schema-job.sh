@@ -6,8 +6,10 @@
 # schema, and that a second run succeeds and changes nothing. .ci/run runs it after the cluster
 # tests, which have installed what it needs:
 #   - the SQL tool built by scripts/install-temporal-server.sh (Temporal v1.29.1, the cluster's
-#     version; the image's is 1.32.2, whose tool takes the same commands) and its schema files from
-#     the Go module cache;
+#     version) and the schema files of that same version from the Go module cache. The image pairs
+#     tool 1.32.2 with schema 1.32.2; that pair is not run here: 1.32.2 needs a newer Go than this
+#     machine's to build, and the 1.29.1 tool cannot parse the 1.32.2 visibility schema (v1.2,
+#     "unmatched `END` keyword"), which is why the tool and the schema must come from one tag;
 #   - PostgreSQL's bin folder (newest /usr/lib/postgresql/<n>/bin, or PG_BIN).
 # Prints "compose schema job: N of M checks passed" and exits non-zero on any failure.
 set -euo pipefail
