@@ -204,6 +204,40 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
     expect(service('temporal-ui').ports).toEqual([`127.0.0.1:${new URL(uiUrl!).port}:8080/tcp`]);
   });
 
+  /**
+   * A file of a Go module at a version, from its module zip on the Go module proxy. `go mod download`
+   * may report that building that version needs a newer Go than this machine's; the zip is there
+   * all the same.
+   */
+  function moduleFile(module: string, version: string, file: string): string {
+    const download = run('go', ['mod', 'download', '-json', `${module}@v${version}`], undefined, { PATH: `${process.env.PATH}:/usr/local/go/bin` });
+    const zip = (JSON.parse(download.stdout || '{}') as { Zip?: string }).Zip;
+    if (!zip) throw new Error(`go mod download ${module}@v${version} gave no zip:\n${describeRun(download)}`);
+    const read = run('python3', [
+      '-c',
+      'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())',
+      zip,
+      `${module}@v${version}/${file}`,
+    ]);
+    if (read.status !== 0) throw new Error(`no ${file} in ${zip}:\n${describeRun(read)}`);
+    return read.stdout;
+  }
+  const tagOf = (image: string | undefined): string => /:(\d+\.\d+\.\d+)$/.exec(image ?? '')?.[1] ?? 'none';
+
+  test("the images read the variables the file sets: the UI's and the server's config templates, the SQL tool's password, at the chosen versions", () => {
+    const uiTemplate = moduleFile('github.com/temporalio/ui-server/v2', tagOf(service('temporal-ui').image), 'config/docker.yaml');
+    for (const name of Object.keys(service('temporal-ui').environment ?? {}))
+      expect({ name, read: uiTemplate.includes(`env "${name}"`) }).toEqual({ name, read: true });
+
+    const serverVersion = tagOf(service('temporal').image);
+    const serverTemplate = moduleFile('go.temporal.io/server', serverVersion, 'common/config/config_template_embedded.yaml');
+    for (const name of Object.keys(service('temporal').environment ?? {})) {
+      // Its templates read a variable as `env "NAME"` or `(index .Env "NAME")`.
+      expect({ name, read: serverTemplate.includes(`env "${name}"`) || serverTemplate.includes(`.Env "${name}"`) }).toEqual({ name, read: true });
+    }
+    expect(moduleFile('go.temporal.io/server', serverVersion, 'tools/sql/main.go')).toContain('EnvVar: "SQL_PASSWORD"');
+  });
+
   test('the worker is built here, reaches the temporal service, exports Prometheus metrics on its published port and logs JSON', () => {
     const w = service('worker');
     expect(w.build?.context).toBe(ROOT);
