@@ -236,6 +236,11 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
       expect({ name, read: serverTemplate.includes(`env "${name}"`) || serverTemplate.includes(`.Env "${name}"`) }).toEqual({ name, read: true });
     }
     expect(moduleFile('go.temporal.io/server', serverVersion, 'tools/sql/main.go')).toContain('EnvVar: "SQL_PASSWORD"');
+    // What the jobs and the healthcheck call is in those images: the admin-tools image carries the CLI, the SQL tool
+    // and the schema files the schema job reads; the server image is alpine, whose busybox has the `nc` of the healthcheck.
+    const adminTools = moduleFile('go.temporal.io/server', serverVersion, 'docker/targets/admin-tools.Dockerfile');
+    for (const part of ['/temporal \\', '/temporal-sql-tool \\', 'schema /etc/temporal/schema']) expect(adminTools).toContain(part);
+    expect(moduleFile('go.temporal.io/server', serverVersion, 'docker/targets/server.Dockerfile')).toMatch(/^FROM alpine:/m);
   });
 
   test('the worker is built here, reaches the temporal service, exports Prometheus metrics on its published port and logs JSON', () => {
