@@ -1,29 +1,56 @@
-# Worker image for durable Agent Teams (Temporal TypeScript SDK 1.24.0, Node 20).
+# Production worker image for durable Agent Teams (Temporal TypeScript SDK 1.24.0).
 # Built by the `worker` service in docker-compose.yml; usable on its own as well:
 #   docker build -t agent-teams-worker .
 #   docker run --rm -e TEMPORAL_ADDRESS=my-temporal:7233 agent-teams-worker
-FROM node:20-bookworm-slim
+#
+# Node 24 is an LTS line supported until the end of April 2028 (Node 20's support ended on
+# 2026-04-30; Node 26, LTS since October 2026, is the next step once the SDK is tested on it). NODE_VERSION is the exact release that scripts/install-node-lts.sh fetches and the
+# compiled worker is tested on here (test/integration/compiledWorker.test.ts, a step of .ci/run):
+# keep the two in step by changing only this line. Debian 13 (trixie) is the current Debian stable.
+ARG NODE_VERSION=24.22.3
+
+# ---- build: all dependencies, the TypeScript compiler, the workflow bundle ----
+FROM node:${NODE_VERSION}-trixie-slim AS build
+WORKDIR /build
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY shared ./shared
+COPY workflows ./workflows
+COPY activities ./activities
+COPY worker ./worker
+COPY client ./client
+COPY cli ./cli
+COPY scripts/bundle-workflows.ts ./scripts/
+# `npm run build`: tsc emits dist/, then the workflows are bundled once into dist/workflow-bundle.js,
+# so the worker never runs webpack at start-up.
+RUN npm run build && test -s dist/workflow-bundle.js
+
+# ---- runtime: production dependencies only, compiled JavaScript, node under tini ----
+FROM node:${NODE_VERSION}-trixie-slim AS runtime
 
 # bubblewrap: the sandbox the bash work tool runs in (see README, "The bash sandbox").
+# tini: PID 1 that forwards SIGTERM to node (a graceful worker shutdown) and reaps the zombies that
+# the bash tool's process trees leave behind.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends bubblewrap \
+    && apt-get install -y --no-install-recommends bubblewrap tini \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
 RUN chown node:node /app
 USER node
 
-# Dependencies first, so this layer is reused while only the source changes.
-# All dependencies are installed (not --omit=dev): the worker runs through ts-node and typescript,
-# which are devDependencies. @temporalio/core-bridge ships its prebuilt native library for
-# linux x64/arm64 (glibc) inside the npm package, which this Debian-based image satisfies.
+# @temporalio/core-bridge ships its prebuilt native library for linux x64/arm64 (glibc) inside the
+# npm package, which this Debian-based image satisfies; nothing is compiled here.
 COPY --chown=node:node package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --chown=node:node --from=build /build/dist ./dist
 
-COPY --chown=node:node . .
-
-ENV TEMPORAL_ADDRESS=temporal:7233 \
+ENV NODE_ENV=production \
+    TEMPORAL_ADDRESS=temporal:7233 \
     TEMPORAL_NAMESPACE=default \
-    TEMPORAL_TASK_QUEUE=agent-teams
+    TEMPORAL_TASK_QUEUE=agent-teams \
+    AGENT_TEAMS_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js
 
-CMD ["npx", "ts-node", "worker/main.ts"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "dist/worker/main.js"]

@@ -21,7 +21,7 @@ const boundary = (files, forbidden, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'eslint.config.mjs', 'jest.config.js', 'scripts/*.js'] },
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'test-artifacts/**', 'eslint.config.mjs', 'jest.config.js', 'scripts/*.js', 'test/support/*.cjs'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Validates the self-hosted deployment description without a Docker engine:
 #   1. `docker-compose config -q` (Debian's docker-compose 1.29.2) must accept the file;
-#   2. the services postgresql, temporal, temporal-ui and worker (and the temporal-admin-tools
-#      job that registers the search attributes) must be defined.
+#   2. the services postgresql, temporal, temporal-ui and worker, and the one-shot jobs
+#      temporal-schema (schema setup) and temporal-namespace (namespace and search attributes),
+#      must be defined.
 # Nothing is pulled, built or started.
 #
 # Usage: scripts/validate-compose.sh [compose-file]    (default: docker-compose.yml at the repo root)
@@ -13,7 +14,7 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
 
 compose_file="${1:-docker-compose.yml}"
-required_services=(postgresql temporal temporal-admin-tools temporal-ui worker)
+required_services=(postgresql temporal-schema temporal temporal-namespace temporal-ui worker)
 
 fail() {
   echo "validate-compose: FAIL: $*" >&2

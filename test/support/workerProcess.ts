@@ -21,13 +21,21 @@ export interface WorkerProcessOptions {
   checkoutRoot?: string;
   /** Variables set for this process beside the connection's (telemetry settings, for instance). */
   env?: Record<string, string>;
+  /**
+   * What to run instead of `node -r ts-node/register worker/main.ts` under this Node: e.g. the
+   * compiled worker (`dist/worker/main.js`) under another Node binary. `env` replaces the test
+   * process's environment as the base (TEMPORAL_* and the checkout are still set on top).
+   */
+  command?: { node: string; args: string[]; env: NodeJS.ProcessEnv };
 }
 
 export async function spawnWorkerProcess(taskQueue: string, options: WorkerProcessOptions = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(ROOT, 'worker/main.ts')], {
+  const node = options.command?.node ?? process.execPath;
+  const args = options.command?.args ?? ['-r', 'ts-node/register/transpile-only', path.join(ROOT, 'worker/main.ts')];
+  const child = spawn(node, args, {
     cwd: ROOT,
     env: {
-      ...process.env,
+      ...(options.command?.env ?? process.env),
       TEMPORAL_ADDRESS: address(),
       TEMPORAL_TASK_QUEUE: taskQueue,
       AGENT_TEAMS_CHECKOUT: options.checkoutRoot ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-')),
