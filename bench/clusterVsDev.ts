@@ -9,12 +9,12 @@
  *    settled (median over rounds) and the winners per round (exactly one).
  * Both servers carry the project's server settings. Prints a markdown table.
  */
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
 import { clusterUp } from '../scripts/cluster';
 import { startDevServer } from '../scripts/devServer';
-import { createTeamWorker } from '../worker/createWorker';
+import { connectBenchWorker } from './side';
 import { racingRound } from './racingCallers';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -31,22 +31,15 @@ interface Side {
 }
 
 async function side(name: string, address: string, stopServer: () => Promise<void>): Promise<Side> {
-  const workerConnection = await NativeConnection.connect({ address });
-  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address, taskQueue: TASK_QUEUE });
-  const running = worker.run();
-  const connection = await Connection.connect({ address });
+  const { client, close } = await connectBenchWorker(address, TASK_QUEUE);
   return {
     name,
-    client: new Client({ connection }),
+    client,
     mutationMs: [],
     settleMs: [],
     winners: [],
     async close() {
-      worker.shutdown();
-      await running;
-      await closeWorker();
-      await workerConnection.close();
-      await connection.close();
+      await close();
       await stopServer();
     },
   };

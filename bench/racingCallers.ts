@@ -5,13 +5,13 @@
  * Rounds alternate between the two servers; each round reports the time until every caller has its
  * answer and the number of winners (exactly one, or the Team is broken). Prints a markdown table.
  */
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
 import { claimTaskUpdate } from '../shared/contract';
 import { TEAM_SERVER_DYNAMIC_CONFIG } from '../scripts/serverSettings';
 import { startDevServer, type DevServer } from '../scripts/devServer';
-import { createTeamWorker } from '../worker/createWorker';
+import { connectBenchWorker } from './side';
 
 const CALLERS = Number(process.env.BENCH_RACERS ?? 64);
 const ROUNDS = Number(process.env.BENCH_RACING_ROUNDS ?? 5);
@@ -26,25 +26,17 @@ interface Side {
   winners: number[];
 }
 
-async function side(name: string, serverDefaults: boolean): Promise<Side & { run<T>(body: () => Promise<T>): Promise<T> }> {
+async function side(name: string, serverDefaults: boolean): Promise<Side> {
   const server = await startDevServer({ uiPort: false, serverDefaults });
-  const workerConnection = await NativeConnection.connect({ address: server.address });
-  const { worker, close: closeWorker } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: TASK_QUEUE });
-  const connection = await Connection.connect({ address: server.address });
-  const running = worker.run();
+  const { client, close } = await connectBenchWorker(server.address, TASK_QUEUE);
   return {
     name,
     server,
-    client: new Client({ connection }),
+    client,
     settleMs: [],
     winners: [],
-    run: (body) => body(),
     async close() {
-      worker.shutdown();
-      await running;
-      await closeWorker();
-      await workerConnection.close();
-      await connection.close();
+      await close();
       await server.stop();
     },
   };
