@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/searchAttributes';
+import { registerMissingSearchAttributes } from '../worker/searchAttributeCheck';
 import { TEAM_SERVER_DYNAMIC_CONFIG } from './serverSettings';
 
 export interface DevServerOptions {
@@ -88,6 +89,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
         await connection.workflowService.describeNamespace({ namespace: 'default' });
+        const added = await registerMissingSearchAttributes(connection, 'default');
+        if (added.length > 0) console.log(`registered the search attributes ${added.join(', ')} in the existing database`);
         break;
       } finally {
         await connection.close();

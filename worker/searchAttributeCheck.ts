@@ -3,7 +3,7 @@
  * namespace where one is not registered, every such command fails its workflow task, over and
  * over, so the worker checks at start and refuses to poll, saying what to run.
  */
-import type { Client } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/searchAttributes';
 import { errorMessage } from '../shared/errors';
 
@@ -27,4 +27,23 @@ export async function assertSearchAttributesRegistered(client: Client, namespace
     `namespace ${namespace} lacks the search attributes ${missing.map((r) => r.split('=')[0]).join(', ')}, which the workflows set; ` +
       `register them first: temporal operator search-attribute create --namespace ${namespace} ${flags.join(' ')}`,
   );
+}
+
+/** temporal.api.enums.v1.IndexedValueType of each type name the registrations use. */
+const INDEXED_VALUE_TYPES: Record<string, number> = { Keyword: 2 };
+
+/**
+ * Registers the project's search attributes that the namespace lacks (a server's `--search-attribute`
+ * flags apply only when its database is created, so an older database misses newer attributes).
+ * Returns the names registered; a namespace that has them all is left as it is.
+ */
+export async function registerMissingSearchAttributes(connection: Pick<Connection, 'operatorService'>, namespace: string): Promise<string[]> {
+  const registered = (await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
+  const missing = SEARCH_ATTRIBUTE_REGISTRATIONS.map((r) => r.split('=') as [string, string]).filter(([name]) => !Object.hasOwn(registered, name));
+  if (missing.length === 0) return [];
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, INDEXED_VALUE_TYPES[type]!])),
+  });
+  return missing.map(([name]) => name);
 }

@@ -6,6 +6,7 @@
 import { connectClient, uniqueId } from '../support/temporal';
 import { eventually } from '../support/teams';
 import { createTeamWorker } from '../../worker/createWorker';
+import { registerMissingSearchAttributes } from '../../worker/searchAttributeCheck';
 import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../../shared/searchAttributes';
 import type { Client } from '@temporalio/client';
 import Long from 'long';
@@ -50,10 +51,9 @@ describe('the worker checks the namespace before it polls', () => {
     expect(refusal?.message).toContain(`namespace ${namespace} lacks the search attributes ${missing}`);
     expect(refusal?.message).toContain(`temporal operator search-attribute create --namespace ${namespace} --name AgentTeamId --type Keyword`);
 
-    await client.connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTE_REGISTRATIONS.map((r) => [r.split('=')[0]!, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
-    });
+    // What the dev-server script does for an existing database: register exactly the missing ones, once.
+    expect(await registerMissingSearchAttributes(client.connection, namespace)).toEqual(SEARCH_ATTRIBUTE_REGISTRATIONS.map((r) => r.split('=')[0]));
+    expect(await registerMissingSearchAttributes(client.connection, namespace)).toEqual([]);
     const started = await eventually(
       () =>
         withNamespace(namespace, () =>
