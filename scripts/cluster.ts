@@ -319,6 +319,25 @@ function installUi(): string | null {
   }
 }
 
+/**
+ * On a fresh database the four services race to write the cluster metadata record, and a loser
+ * exits at start ("Failed to apply cluster metadata"). The record exists once the frontend answers,
+ * so a restart then succeeds; a service that keeps exiting is a real failure, named with its log.
+ */
+async function restartServicesThatExited(state: ClusterState): Promise<void> {
+  for (let round = 1; ; round++) {
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const exited = SERVICES.filter((service) => !alive(state.pids[service]));
+    if (exited.length === 0) return;
+    if (round > 3) throw new Error(`the ${exited.join(', ')} service keeps exiting; see ${path.join(state.dir, 'logs')}`);
+    for (const service of exited) {
+      log(`the ${service} service exited at start (see logs/${service}.log); restarting it`);
+      state.pids[service] = startService(state, service);
+    }
+    writeState(state);
+  }
+}
+
 async function waitForFrontend(state: ClusterState, temporal: string): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -327,6 +346,12 @@ async function waitForFrontend(state: ClusterState, temporal: string): Promise<v
       return;
     } catch {
       if (Date.now() > deadline) throw new Error(`the frontend at ${state.address} is not healthy after 120 s; see ${path.join(state.dir, 'logs')}`);
+      // The frontend itself may have lost the cluster metadata race (see restartServicesThatExited).
+      if (!alive(state.pids.frontend)) {
+        log('the frontend service exited at start (see logs/frontend.log); restarting it');
+        state.pids.frontend = startService(state, 'frontend');
+        writeState(state);
+      }
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   }
@@ -404,6 +429,7 @@ export async function clusterUp(): Promise<ClusterState> {
   }
   writeState(state);
   await waitForFrontend(state, temporal);
+  await restartServicesThatExited(state);
   log('[5/5] namespace default and the search attributes');
   setUpNamespace(state, temporal);
   if (state.ui) {
