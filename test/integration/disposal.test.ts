@@ -133,7 +133,9 @@ test('disposal closes admission in the activation that accepts it: concurrent sp
   // Accepted spawns settled and were stopped like every other recorded child; refused ones left no record.
   const acceptedSpawns = ['early-0', 'early-1', 'early-2'].filter((_, i) => classified1[i] === 'accepted');
   expect(finalView.admission).toBe('closed');
-  expect(finalView.members.map((m) => [m.name, m.phase])).toEqual(['target', ...acceptedSpawns].map((name) => [name, 'stopped']));
+  // Concurrent spawns join the roster in the order the Lead accepted them, which need not be the order they were sent.
+  const byName = (a: string[], b: string[]): number => a[0]!.localeCompare(b[0]!);
+  expect(finalView.members.map((m) => [m.name, m.phase]).sort(byName)).toEqual(['target', ...acceptedSpawns].map((name) => [name, 'stopped']).sort(byName));
   for (const name of ['target', ...acceptedSpawns]) {
     expect((await client.workflow.getHandle(teammateWorkflowId(team.teamId, name)).describe()).status.name).not.toBe('RUNNING');
   }
