@@ -4,20 +4,25 @@
 # own (initdb + pg_ctl on a free loopback port, in a temp directory, stopped and deleted at the end).
 # Checks that the first run creates both databases with both schemas at the newest versioned
 # schema, and that a second run succeeds and changes nothing. .ci/run runs it after the cluster
-# tests, which have installed what it needs:
-#   - the SQL tool built by scripts/install-temporal-server.sh (Temporal v1.29.1, the cluster's
-#     version) and the schema files of that same version from the Go module cache. The image pairs
-#     tool 1.32.2 with schema 1.32.2; that pair is not run here: 1.32.2 needs a newer Go than this
-#     machine's to build, and the 1.29.1 tool cannot parse the 1.32.2 visibility schema (v1.2,
-#     "unmatched `END` keyword"), which is why the tool and the schema must come from one tag;
+# tests. What it needs:
+#   - the image's pair: the SQL tool and the schema files of the Temporal version that
+#     docker-compose.yml's `temporalio/admin-tools` tag names (the tool and the schema must come from
+#     one tag: an older tool cannot parse a newer visibility schema). The tool is built from
+#     go.temporal.io/server/cmd/tools/sql at that version into the cache (scripts/lib/go-install.sh),
+#     under Go 1.27 (that module needs a newer Go than this machine's: go_use_newer_toolchain);
 #   - PostgreSQL's bin folder (newest /usr/lib/postgresql/<n>/bin, or PG_BIN).
-# Prints "compose schema job: N of M checks passed" and exits non-zero on any failure.
+# Prints "compose schema job (temporal-sql-tool vX): N of M checks passed" and exits non-zero on any failure.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$PATH:/usr/local/go/bin"
 
-server_dir="$(bash "$repo_root/scripts/install-temporal-server.sh" --print-dir)"
-version="$(cat "$server_dir/.installed-version")"
+source "$repo_root/scripts/lib/go-install.sh"
+go_use_newer_toolchain
+tag="$(sed -n 's/^ *image: temporalio\/admin-tools:\([0-9.]*\)$/\1/p' "$repo_root/docker-compose.yml" | sort -u)"
+[[ "$tag" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "check-compose-schema-job: expected one temporalio/admin-tools:<x.y.z> tag in docker-compose.yml, found '$tag'" >&2; exit 1; }
+version="v$tag"
+tool_dir="${AGENT_TEAMS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-teams-temporal}/temporal-sql-tool-$version"
+go_install_cached temporal-sql-tool "$version" "$tool_dir" go.temporal.io/server/cmd/tools/sql
 module_dir="$(go mod download -json "go.temporal.io/server@$version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
 schema_dir="$module_dir/schema/postgresql/v12"
 pg_bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}"
@@ -41,7 +46,7 @@ as_postgres "$pg_bin/initdb" -D "$work/pg" -U postgres --auth-local=trust --auth
 as_postgres "$pg_bin/pg_ctl" -D "$work/pg" -w -l "$work/pg/server.log" -o "-p $port -c listen_addresses=127.0.0.1 -k $work/pg" start >/dev/null
 psql() { as_postgres "$pg_bin/psql" -h "$work/pg" -p "$port" -U postgres -tAc "$@"; }
 psql "CREATE ROLE temporal LOGIN CREATEDB PASSWORD 'temporal'" >/dev/null
-ln -s "$server_dir/sql" "$work/bin/temporal-sql-tool"
+ln -s "$tool_dir/sql" "$work/bin/temporal-sql-tool"
 
 job() {
   env -i PATH="$work/bin:/usr/bin:/bin" HOME="$work" POSTGRES_SEEDS=127.0.0.1 DB_PORT="$port" POSTGRES_USER=temporal SQL_PASSWORD=temporal \
@@ -66,5 +71,5 @@ check "second run exits 0" "$second" 0
 check "second run leaves the schema versions" "$(version_of temporal)/$(version_of temporal_visibility)" "$(newest temporal)/$(newest visibility)"
 check "second run leaves the tables" "$(tables_of temporal)/$(tables_of temporal_visibility)" "$tables_before"
 if [[ $failed -ne 0 ]]; then echo "--- first run ---"; cat "$work/job-1.log"; echo "--- second run ---"; cat "$work/job-2.log"; fi
-echo "compose schema job: $passed of $((passed + failed)) checks passed"
+echo "compose schema job (temporal-sql-tool $version): $passed of $((passed + failed)) checks passed"
 [[ $failed -eq 0 ]]

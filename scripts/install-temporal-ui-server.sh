@@ -6,14 +6,13 @@
 #   bash scripts/install-temporal-ui-server.sh --print-path  # install if needed, print the binary path on stdout
 # Environment:
 #   TEMPORAL_UI_SERVER_VERSION  default v2.56.4: the newest that builds here. Its go.mod asks for
-#                               go >= 1.26.10, so Go fetches that toolchain (GOTOOLCHAIN=auto); v2.58.x
+#                               go >= 1.26.10, so it builds under Go 1.27 (go_use_newer_toolchain); v2.58.x
 #                               needs echo v4.16.1 and go.temporal.io/api v1.64.0, which this
 #                               machine's module proxy refuses (403 "This module version is not available").
 #   AGENT_TEAMS_CACHE           default ${XDG_CACHE_HOME:-$HOME/.cache}/agent-teams-temporal
 set -euo pipefail
 source "$(dirname "$0")/lib/go-install.sh"
-# The module's go directive may be newer than the Go installed here: let Go fetch that toolchain.
-export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
+go_use_newer_toolchain
 
 VERSION="${TEMPORAL_UI_SERVER_VERSION:-v2.56.4}"
 CACHE_ROOT="${AGENT_TEAMS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-teams-temporal}"

@@ -45,3 +45,12 @@ go_install_cached() {
   echo "$version" > "$marker"
   log "Installed $(ls "$dest" | tr '\n' ' ')in $dest in $(( $(date +%s) - start ))s"
 }
+
+# `go_use_newer_toolchain`: for a module whose go.mod asks for a newer Go than the one installed here
+# (1.26.8 on this machine kind). Go then takes toolchain go1.27.3 from the Go module proxy, like a
+# module (about 76 MB, once per machine); that is the one newer toolchain this machine kind's proxy
+# serves for this, so it is pinned rather than left to GOTOOLCHAIN=auto, which would ask for whatever
+# the module names. A caller's own GOTOOLCHAIN wins.
+go_use_newer_toolchain() {
+  export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}"
+}

@@ -174,9 +174,9 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
     expect(job.environment!.SEARCH_ATTRIBUTES!.split(/\s+/).sort()).toEqual([...SEARCH_ATTRIBUTE_REGISTRATIONS].sort());
   });
 
-  test('ports are published on 127.0.0.1 only: gRPC 7233, Web UI 8080, worker metrics 9464', () => {
+  test('ports are published on 127.0.0.1 only: gRPC 7233, Web UI 8080, worker metrics from 9464 (one port per scaled worker)', () => {
     const published = Object.entries(config.services).flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name} ${String(p)}`));
-    expect(published.sort()).toEqual(['temporal 127.0.0.1:7233:7233/tcp', 'temporal-ui 127.0.0.1:8080:8080/tcp', 'worker 127.0.0.1:9464:9464/tcp']);
+    expect(published.sort()).toEqual(['temporal 127.0.0.1:7233:7233/tcp', 'temporal-ui 127.0.0.1:8080:8080/tcp', 'worker 127.0.0.1:9464-9473:9464/tcp']);
   });
 
   test('the Web UI starts with write actions and workflow starts disabled, and enables them only when configured', () => {
@@ -256,7 +256,10 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
     });
     // The host part of TEMPORAL_ADDRESS must be a service of this file.
     expect(Object.keys(config.services)).toContain(w.environment!.TEMPORAL_ADDRESS!.split(':')[0]);
-    expect(w.ports).toEqual([`127.0.0.1:${w.environment!.AGENT_TEAMS_METRICS_BIND!.split(':')[1]}:9464/tcp`]);
+    // Each worker listens on the bind's port inside its container; the host side is a range, so
+    // `--scale worker=N` does not collide on one host port.
+    const metricsPort = w.environment!.AGENT_TEAMS_METRICS_BIND!.split(':')[1];
+    expect(w.ports).toEqual([`127.0.0.1:9464-9473:${metricsPort}/tcp`]);
     // The CLI runs the same image, compiled.
     expect(service('cli').image).toBe(w.image);
     expect(service('cli').entrypoint).toEqual(['/usr/bin/tini', '--', 'node', 'dist/cli/index.js']);

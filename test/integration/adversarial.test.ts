@@ -12,8 +12,8 @@
  *
  * What must hold:
  *  - every Update call is answered (a result) or rejected with an ApplicationFailure whose `type` is a
- *    documented stable string (README's "Failure types" tables, read at run time, plus
- *    InvalidTeamCommand / PayloadTooLarge / BoardFull); no hang, no untyped failure;
+ *    documented stable string (the "Failure types" tables of docs/wire-contract.md, read at run
+ *    time); no hang, no untyped failure;
  *  - a rejected Update leaves the board and roster (getTeamView) exactly as they were; a signal never
  *    changes them, and live status stays a map from roster names to the four documented statuses;
  *  - every Update result stays under Temporal's 2 MB payload limit;
@@ -26,7 +26,7 @@
  *    an in-flight task to flush signals buffered past its limit. Everything else is counted.)
  *  - a hostile WORKFLOW INPUT ends that workflow cleanly: the run closes as FAILED with a typed
  *    ApplicationFailure (non-empty `type`) within seconds, with 0 failed workflow tasks, never
- *    terminated, never looping through continue-as-new. The only exception is input the README
+ *    terminated, never looping through continue-as-new. The only exception is input docs/semantics.md
  *    documents as tolerated: `legacyMailbox` records are validated and the bad ones listed in
  *    `problems` (and an unknown extra key may be ignored) — there a Lead that keeps running is fine
  *    too, provided it has no failed workflow task and serves Updates.
@@ -1113,7 +1113,7 @@ describe('reported cases', () => {
     for (const run of chain.runs) {
       if (run.startInputBytes >= PAYLOAD_LIMIT_BYTES) violations.push(`run ${run.runId.slice(0, 8)} started with ${run.startInputBytes} bytes of input`);
     }
-    // Reported, not asserted: README documents TeamRollingOver as retriable.
+    // Reported, not asserted: docs/wire-contract.md documents TeamRollingOver as retriable.
     console.info(
       `full board: ${model.size} tasks accepted, ${rollingOverRefusals} TeamRollingOver refusals, ${lostToRunClose} calls retried after their run closed, ` +
         `runs: ${chain.runs.map((r) => `${r.status}/${r.historyLength} events/${r.startInputBytes} B input`).join(', ')}`,

@@ -1,5 +1,5 @@
 /**
- * Real-server tests at the documented maxima (issue 8, README "Size budget"): every workflow keeps
+ * Real-server tests at the documented maxima (issue 8, the size budget in docs/semantics.md): every workflow keeps
  * running and every payload stays within budget, measured, not assumed.
  *
  *  1. A full board (20,000-character descriptions, some multi-byte, 200-character subjects, 50
@@ -93,7 +93,7 @@ async function attempt(sizes: ReceivedSizes, label: string, call: Promise<TaskMu
   }
 }
 
-/** Segment-prefix overlap of two normalized scopes, restated (README: one is a path prefix of the other). */
+/** Segment-prefix overlap of two normalized scopes, restated (docs/semantics.md: one is a path prefix of the other). */
 function overlapping(a: string, b: string): boolean {
   return a === '.' || b === '.' || a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 }

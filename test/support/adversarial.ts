@@ -29,20 +29,17 @@ export function jsonBytes(value: unknown): number {
 
 // ---- failure types -----------------------------------------------------------------------------
 
-/** Types the brief names explicitly, on top of whatever docs/wire-contract.md's failure table documents. */
-export const EXTRA_FAILURE_TYPES = ['InvalidTeamCommand', 'PayloadTooLarge', 'BoardFull'] as const;
-
 /**
  * The stable failure types a caller may see: every `type` in the tables of the "Failure types"
- * section of docs/wire-contract.md (read at run time, so a type the fix documents there is accepted),
- * plus EXTRA_FAILURE_TYPES.
+ * section of docs/wire-contract.md, read at run time, so a type is accepted exactly when it is
+ * documented there. A missing section throws rather than accepting nothing silently.
  */
-export function documentedFailureTypes(readmePath = path.resolve(__dirname, '../../docs/wire-contract.md')): Set<string> {
-  const types = new Set<string>(EXTRA_FAILURE_TYPES);
-  const readme = fs.readFileSync(readmePath, 'utf8');
-  const start = readme.indexOf('## Failure types'); // a level-2 or level-3 heading
-  if (start < 0) return types;
-  const rest = readme.slice(start + 1);
+export function documentedFailureTypes(docPath = path.resolve(__dirname, '../../docs/wire-contract.md')): Set<string> {
+  const types = new Set<string>();
+  const doc = fs.readFileSync(docPath, 'utf8');
+  const start = doc.indexOf('## Failure types'); // a level-2 or level-3 heading
+  if (start < 0) throw new Error(`${docPath} has no "Failure types" section: the adversarial test checks every rejection against it`);
+  const rest = doc.slice(start + 1);
   const end = rest.search(/\n## /);
   const section = end < 0 ? rest : rest.slice(0, end);
   for (const line of section.split('\n')) {

@@ -254,7 +254,7 @@ export interface ModelTask {
 /**
  * What the board should be after a sequence of accepted Lead mutations (no dependencies): the
  * rules of shared/team (revisions, claims, tombstones and their cap) restated simply, plus the
- * BoardFull rule of README's size budget (task snapshots, tombstones included, after a create or
+ * BoardFull rule of the size budget in docs/semantics.md (task snapshots, tombstones included, after a create or
  * edit, within BOARD_BUDGET_BYTES; at most MAX_BOARD_TASKS non-deleted tasks). `predict*` never
  * change the model; `put` records a task as it now is.
  */
