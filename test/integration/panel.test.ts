@@ -97,7 +97,9 @@ describe('the panel in headless Chromium', () => {
   async function screenshot(page: Page, name: string): Promise<void> {
     const file = path.join(ARTIFACTS, `${name}.png`);
     await page.screenshot({ path: file, fullPage: true });
-    if (process.env.UPDATE_DOC_SCREENSHOTS === '1') fs.copyFileSync(file, path.join(__dirname, '..', '..', 'docs', 'images', `${name}.png`));
+    // Only the picture the README shows goes to docs/images; the rest stay test artifacts.
+    if (name === 'panel-team' && process.env.UPDATE_DOC_SCREENSHOTS === '1')
+      fs.copyFileSync(file, path.join(__dirname, '..', '..', 'docs', 'images', `${name}.png`));
   }
 
   test('a Team driven through spawn, send, claim, completion, a refused stale claim and disposal shows each change live, without reload', async () => {
