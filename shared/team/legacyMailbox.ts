@@ -1,10 +1,10 @@
 import type { JsonValue } from '../json';
 import { jsonProblem } from '../json';
 import { LEGACY_MAILBOX_BUDGET_BYTES, jsonBytes } from '../limits';
+import { LEAD, memberNameProblem } from './roster';
 
 /** Problems reported for an import, at most (the rest of a bad import is refused the same way). */
 export const MAX_LEGACY_PROBLEMS = 100;
-import { LEAD, memberNameProblem } from './roster';
 
 /**
  * Historical Lead-log mailbox records (the format before sends went straight to target inboxes).
@@ -32,11 +32,11 @@ export function emptyLegacyMailbox(): LegacyMailbox {
 
 const own = (value: object, key: string): unknown => Object.getOwnPropertyDescriptor(value, key)?.value;
 
-function recordProblem(raw: unknown, seen: Record<string, true>): string | null {
+function recordProblem(raw: unknown, seen: ReadonlySet<string>): string | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'a record must be an object';
   const id = own(raw, 'id');
   if (typeof id !== 'string' || id.length === 0) return 'id must be a non-empty string';
-  if (Object.prototype.hasOwnProperty.call(seen, id)) return `duplicate id ${id.slice(0, 200)}`;
+  if (seen.has(id)) return `duplicate id ${id.slice(0, 200)}`;
   for (const field of ['from', 'to']) {
     const name = own(raw, field);
     if (typeof name !== 'string' || (name !== LEAD && memberNameProblem(name) !== null)) return `${field} must be "lead" or a member name`;
@@ -55,7 +55,7 @@ export function admitLegacyMailbox(raw: unknown): LegacyMailbox {
   if (raw === undefined) return emptyLegacyMailbox();
   if (!Array.isArray(raw)) return { records: [], problems: [{ index: -1, reason: 'legacyMailbox must be an array of records' }] };
   const mailbox = emptyLegacyMailbox();
-  const seen: Record<string, true> = {};
+  const seen = new Set<string>();
   let bytes = 0;
   raw.forEach((item: unknown, index) => {
     // Carried by every later run: the import is bounded in bytes and in reported problems.
@@ -67,7 +67,7 @@ export function admitLegacyMailbox(raw: unknown): LegacyMailbox {
     }
     bytes += size;
     const record = item as Record<string, unknown>;
-    seen[record.id as string] = true;
+    seen.add(record.id as string);
     mailbox.records.push({
       id: record.id as string,
       from: record.from as string,
