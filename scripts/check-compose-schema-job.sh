@@ -18,9 +18,8 @@ export PATH="$PATH:/usr/local/go/bin"
 
 source "$repo_root/scripts/lib/go-install.sh"
 go_use_newer_toolchain
-tag="$(sed -n 's/^ *image: temporalio\/admin-tools:\([0-9.]*\)$/\1/p' "$repo_root/docker-compose.yml" | sort -u)"
-[[ "$tag" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "check-compose-schema-job: expected one temporalio/admin-tools:<x.y.z> tag in docker-compose.yml, found '$tag'" >&2; exit 1; }
-version="v$tag"
+source "$repo_root/scripts/lib/compose-versions.sh"
+version="$(compose_image_version temporalio/admin-tools)"
 tool_dir="${AGENT_TEAMS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-teams-temporal}/temporal-sql-tool-$version"
 go_install_cached temporal-sql-tool "$version" "$tool_dir" go.temporal.io/server/cmd/tools/sql
 module_dir="$(go mod download -json "go.temporal.io/server@$version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"

@@ -5,7 +5,9 @@
 #   bash scripts/install-temporal-server.sh               # install if needed
 #   bash scripts/install-temporal-server.sh --print-dir   # install if needed, print the directory on stdout
 # Environment:
-#   TEMPORAL_SERVER_VERSION  default v1.29.1 (it has no go.mod replace directive, so `go install` works)
+#   TEMPORAL_SERVER_VERSION  default v1.29.1, the dev server's (it has no go.mod replace directive, so
+#                            `go install` works); versions from 1.30 on need Go 1.27 here:
+#                            GOTOOLCHAIN=go1.27.3 (scripts/test-cluster-image-server.sh sets both)
 #   AGENT_TEAMS_CACHE        default ${XDG_CACHE_HOME:-$HOME/.cache}/agent-teams-temporal
 set -euo pipefail
 source "$(dirname "$0")/lib/go-install.sh"
