@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `npm run test:cluster:image-server`: the cluster suite (`npm run test:cluster`: the board, long
 # life and teammate tests on two worker processes, an agent Team end to end, the three drills, the
-# Web UI) on `npm run cluster` built at the Temporal server version that docker-compose.yml's
-# `temporalio/server` image names, rather than the dev server's version that `npm run test:cluster`
-# uses. So the server release the compose file deploys runs the Team here too, not only in Docker.
+# Web UI), then the adversarial and documented-maxima suites, on `npm run cluster` built at the
+# Temporal server version that docker-compose.yml's `temporalio/server` image names, rather than the
+# dev server's version that `npm run test:cluster` uses. So the server release the compose file
+# deploys runs the Team here too, not only in Docker, and its payload and Update limits meet
+# hostile input with 0 failed workflow tasks and 0 terminations.
 # That release needs a newer Go than this machine's to build (go_use_newer_toolchain); the first
 # build is cached like the other Temporal builds. The cluster lives in a directory of its own,
 # stopped and deleted at the end. Exits with the tests' status.
@@ -23,7 +25,11 @@ trap 'npm run --silent cluster -- --down --wipe' EXIT
 set +e
 npm run test:cluster
 status=$?
-set -e
 cat test-artifacts/cluster/drills.txt 2>/dev/null || echo "drills: no results written"
+AGENT_TEAMS_TEST_TARGET=cluster npx jest --selectProjects integration --runInBand --testPathPatterns 'integration/(adversarial|maxima)\.test'
+hostile_status=$?
+set -e
+echo "adversarial and maxima suites on Temporal server $TEMPORAL_SERVER_VERSION: exit $hostile_status"
+if [[ $status -eq 0 ]]; then status=$hostile_status; fi
 echo "cluster tests on Temporal server $TEMPORAL_SERVER_VERSION: exit $status"
 exit $status
