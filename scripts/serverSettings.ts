@@ -9,7 +9,18 @@
  * claims on one task is exactly the case a task board exists for: with the default of 10, 64 raw
  * callers racing one claim take seconds to settle while the losers back off; with room for them
  * all, each is validated and answered in turn. Measured by `npm run bench:racing` (docs/benchmarks.md).
+ *
+ * history.maxInFlightUpdatePayloads: the total size of the requests of the Updates in flight per
+ * workflow (default 20 MiB). The SDK echoes each request it accepts or rejects back in its workflow
+ * task completion, and the frontend refuses a completion over 4 MiB; since server 1.30 that
+ * terminates the workflow (reason GrpcMessageTooLarge), before that the task fails on every retry.
+ * Seen on server 1.32.2: a handful of concurrent 1.9 MB hostile Updates, each one rejected by its
+ * validator, terminated a Lead. At 2 MiB the echoed requests of one completion stay at or under
+ * 2 MiB, leaving the rest of the 4 MiB for the Update results (each under PAYLOAD_BUDGET_BYTES) and
+ * commands; a request that does not fit now gets ResourceExhausted, which the SDK retries as for
+ * the in-flight count, and the Team's own requests are far smaller (shared/limits.ts).
  */
 export const TEAM_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {
   'history.maxInFlightUpdates': 128,
+  'history.maxInFlightUpdatePayloads': 2 * 1024 * 1024,
 };

@@ -5,7 +5,7 @@
  * fail one call, it terminates the workflow. So every payload has a budget well below the hard
  * limit, every field that feeds one has a cap derived from that budget, and anything over a cap
  * gets a typed rejection at the edge (or a documented elision) before it can reach a payload.
- * README's "Size budget" table mirrors this module; a unit test keeps them equal.
+ * The "Size budget" table of docs/semantics.md mirrors this module; a unit test keeps them equal.
  *
  * Sizes are UTF-8 bytes of the JSON encoding (what the default payload converter writes), never
  * UTF-16 string lengths. Pure and deterministic: bundled into workflow code.
