@@ -13,7 +13,7 @@
  * history.maxInFlightUpdatePayloads: the total size of the requests of the Updates in flight per
  * workflow (default 20 MiB). The SDK echoes each request it accepts or rejects back in its workflow
  * task completion, and the frontend refuses a completion over 4 MiB; since server 1.30 that
- * terminates the workflow (reason GrpcMessageTooLarge), before that the task fails on every retry.
+ * terminates the workflow (reason GrpcMessageTooLarge); before that, the workflow task fails.
  * Seen on server 1.32.2: a handful of concurrent 1.9 MB hostile Updates, each one rejected by its
  * validator, terminated a Lead. At 2 MiB the echoed requests of one completion stay at or under
  * 2 MiB, leaving the rest of the 4 MiB for the Update results (each under PAYLOAD_BUDGET_BYTES) and
