@@ -15,6 +15,7 @@ import { bashContract, WORK_TOOL_ERRORS as E, WORK_TOOL_LIMITS as LIMITS, WorkTo
 import { defineTool } from '../../shared/tools/tool';
 import { type BashSandboxConfig, bwrapArgs, credentialFiles, probeSandbox, sandboxConfigFromEnv, sandboxEnv, sandboxHome } from './bashSandbox';
 import type { WorkToolContext } from './context';
+import { gitDirectoryOf, gitMounts, redirectFilesPresent, removeNewRedirectFiles } from './gitProtection';
 import { errnoCode, isWithin, toPosix } from './paths';
 
 /** Worker secrets that bash commands (and so the model and its transcript) must not see. */
@@ -113,7 +114,11 @@ export function createBashTool(options: BashToolOptions) {
           ? ['bash', script]
           : [
               sandbox.bwrapPath,
-              [...bwrapArgs({ root: rootReal, cwd: fs.realpathSync(context.base), home, network: sandbox.network, maskFiles }), 'bash', ...script],
+              [
+                ...bwrapArgs({ root: rootReal, cwd: fs.realpathSync(context.base), home, network: sandbox.network, maskFiles, git: gitMounts(rootReal) }),
+                'bash',
+                ...script,
+              ],
             ];
       const child = spawn(file, args, {
         cwd: context.base,
@@ -222,9 +227,15 @@ export function createBashTool(options: BashToolOptions) {
         );
       }
       await ensureSandbox();
+      const gitDir = gitDirectoryOf(rootReal);
+      const redirectsBefore = redirectFilesPresent(gitDir);
       const run = await runBash(input.command, input.timeoutMs ?? LIMITS.bashDefaultTimeoutMs, context);
+      const notices: string[] = [];
+      const removed = removeNewRedirectFiles(rootReal, gitDir, redirectsBefore);
+      if (removed.length > 0) {
+        notices.push(`removed ${removed.join(', ')}: git would read its configuration from elsewhere through it, and run what that names on the host`);
+      }
       let cwd = context.cwd;
-      let notice: string | undefined;
       if (run.finalDirectory !== null) {
         let real: string | null = null;
         try {
@@ -233,11 +244,11 @@ export function createBashTool(options: BashToolOptions) {
           real = null;
         }
         if (real !== null && isWithin(rootReal, real)) cwd = toPosix(path.relative(rootReal, real));
-        else notice = `the command ended in ${run.finalDirectory}, outside the checkout; your directory stays ${context.cwd}`;
+        else notices.push(`the command ended in ${run.finalDirectory}, outside the checkout; your directory stays ${context.cwd}`);
       }
       if (cwd !== context.cwd) context.nextCwd = cwd;
       const { finalDirectory: _finalDirectory, ...result } = run;
-      return notice === undefined ? { ...result, cwd } : { ...result, cwd, notice };
+      return notices.length === 0 ? { ...result, cwd } : { ...result, cwd, notice: notices.join('; ') };
     },
   });
 }

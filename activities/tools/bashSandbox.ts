@@ -2,7 +2,8 @@
  * The bubblewrap sandbox the `bash` work tool runs in (issue 9): a cleared environment plus an
  * allow-list, new PID/IPC/UTS (and, unless opted in, network) namespaces with a fresh /proc, the
  * filesystem read-only except the checkout (bound read-write at its real path), a private tmpfs
- * /tmp and HOME (the worker's HOME is hidden), and credential files the worker names masked.
+ * /tmp and HOME (the worker's HOME is hidden), credential files the worker names masked, and the
+ * checkout's git metadata pinned and its configuration read-only (gitProtection.ts).
  *
  * `bwrapArgs` and `sandboxEnv` are pure; `probeSandbox` runs `bwrap ... true` once to tell whether
  * the sandbox can start here; `checkBashSandbox` is what a worker calls at start-up to log it.
@@ -15,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { GitMounts } from './gitProtection';
 import { isWithin } from './paths';
 
 export const BASH_SANDBOX_ENV = 'AGENT_TEAMS_BASH_SANDBOX';
@@ -91,11 +93,15 @@ export interface BwrapArgsOptions {
   network: boolean;
   /** Files to hide behind /dev/null (credential files outside the checkout). */
   maskFiles?: string[];
+  /** The checkout's git metadata: pinned directories and read-only paths inside the checkout (gitProtection.ts). */
+  git?: GitMounts;
 }
 
 /** The bwrap arguments (without the bwrap path and the command after them). */
 export function bwrapArgs(options: BwrapArgsOptions): string[] {
-  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
+  // --cap-drop ALL: a worker running as root would otherwise hand the command every capability,
+  // and with CAP_SYS_ADMIN it could unmount the read-only binds below (seen: umount .git/config).
+  const args = ['--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
   if (!options.network) args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   if (options.home !== '/tmp') args.push('--tmpfs', options.home);
@@ -103,7 +109,11 @@ export function bwrapArgs(options: BwrapArgsOptions): string[] {
     if (!isWithin(options.root, file)) args.push('--ro-bind', '/dev/null', file);
   }
   // Last, so the checkout shows through the tmpfs mounts even when it lies under /tmp or HOME.
-  args.push('--bind', options.root, options.root, '--chdir', options.cwd, '--');
+  args.push('--bind', options.root, options.root);
+  // Over the checkout's bind: git metadata pinned, then its configuration read-only.
+  for (const dir of options.git?.pinned ?? []) if (isWithin(options.root, dir)) args.push('--bind', dir, dir);
+  for (const file of options.git?.readOnly ?? []) if (isWithin(options.root, file)) args.push('--ro-bind', file, file);
+  args.push('--chdir', options.cwd, '--');
   return args;
 }
 

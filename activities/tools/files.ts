@@ -1,17 +1,23 @@
 /**
  * The file tools: read_file, write_file and edit_file, and what keeps their writes safe.
  *
+ * - Every read, write, mkdir and rename acts on a descriptor proven to lie inside the checkout
+ *   (beneath.ts), never on a path string the kernel walks again after the check.
  * - write_file and edit_file compare the caller's version (sha256 of the file's bytes) with the
  *   file's current one and fail with StaleVersion on a mismatch. Check and write are serialized per
- *   file inside this process and the write is atomic (temporary file + rename); two workers sharing
- *   one checkout can still race between check and rename, and bash writes are not checked at all.
+ *   file inside this process and the write is atomic (temporary file + rename in the same directory
+ *   descriptor); the rename happens only if the name still holds the file whose bytes were
+ *   versioned. Two workers sharing one checkout can still race in the instant between that last
+ *   check and the rename, and bash writes are not checked at all.
+ * - Writes under a `.git` component, or under the hooks directory git is configured with, are
+ *   ProtectedPath: what lands there runs later on the host (docs/security.md).
  * - A write_file retried after it already succeeded (e.g. the worker died before reporting) finds
  *   the intended content in place and succeeds again; a retried edit_file reports StaleVersion.
  * - Node's errno failures become typed, model-facing ones (FileNotFound, IsADirectory, ...).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
-import * as path from 'node:path';
 import {
   editFileContract,
   readFileContract,
@@ -21,8 +27,14 @@ import {
   writeFileContract,
 } from '../../shared/agent/workTools';
 import { defineTool } from '../../shared/tools/tool';
+import { at, type Resolved, resolveBeneath } from './beneath';
 import type { WorkToolContext } from './context';
 import { type CheckoutPaths, errnoCode } from './paths';
+
+// O_NONBLOCK: opening a FIFO a member made must not hang the tool (it is then refused as not a regular file).
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+/** How often a file whose last component turned into a symlink mid-call is resolved again. */
+const RESOLVE_ATTEMPTS = 3;
 
 const ERRNO_TYPES: Record<string, string> = {
   ENOENT: E.fileNotFound,
@@ -73,22 +85,43 @@ function createFileLocks() {
   };
 }
 
-/** Replaces a file atomically (same-directory temporary file, then rename), keeping its mode. */
-async function writeAtomically(target: string, content: string): Promise<void> {
-  await fsp.mkdir(path.dirname(target), { recursive: true });
-  let mode: number | undefined;
+/** The file a name held when it was read: its identity, so a rename replaces only that file. */
+interface Current {
+  bytes: Buffer;
+  dev: number;
+  ino: number;
+  mode: number;
+}
+
+/** Thrown when the last component became a symlink between resolving and opening it. */
+class ChangedUnderfoot extends Error {}
+
+/**
+ * Replaces `resolved` atomically: a temporary file created in the same directory descriptor, then a
+ * rename there, but only while the name still holds `current` (or nothing, for a new file).
+ */
+async function writeAtomically(resolved: Resolved, current: Current | null, content: string, shown: string): Promise<void> {
+  const temporary = `.${resolved.name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const mode = current === null ? 0o666 : current.mode;
+  const handle = await fsp.open(at(resolved.dir, temporary), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
   try {
-    mode = (await fsp.stat(target)).mode & 0o7777;
+    try {
+      await handle.writeFile(content);
+      if (current !== null) await handle.chmod(current.mode);
+    } finally {
+      await handle.close();
+    }
+    let now: fs.Stats | null = null;
+    try {
+      now = await fsp.lstat(at(resolved.dir, resolved.name));
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw error;
+    }
+    const same = current === null ? now === null : now !== null && now.dev === current.dev && now.ino === current.ino;
+    if (!same) throw new WorkToolError(E.staleVersion, `${shown} was replaced while it was being written; read_file it again and rebase your change`);
+    await fsp.rename(at(resolved.dir, temporary), at(resolved.dir, resolved.name));
   } catch (error) {
-    if (errnoCode(error) !== 'ENOENT') throw error;
-  }
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await fsp.writeFile(temporary, content, mode === undefined ? { flag: 'wx' } : { flag: 'wx', mode });
-    if (mode !== undefined) await fsp.chmod(temporary, mode);
-    await fsp.rename(temporary, target);
-  } catch (error) {
-    await fsp.rm(temporary, { force: true });
+    await fsp.rm(at(resolved.dir, temporary), { force: true });
     throw error;
   }
 }
@@ -129,25 +162,31 @@ export function sliceLines(text: string, offset: number, limit: number): { conte
   return { content: text.slice(begin, end), totalLines, truncated: end < text.length };
 }
 
-/** The file's bytes, or null if it does not exist. */
-async function readCurrent(real: string, shown: string): Promise<Buffer | null> {
+/** The file the resolved name holds, read through one descriptor, or null if it does not exist. */
+async function readCurrent(resolved: Resolved, shown: string): Promise<Current | null> {
   return typedFs(shown, async () => {
-    let size: number;
+    let handle: fsp.FileHandle;
     try {
-      const stat = await fsp.stat(real);
-      if (stat.isDirectory()) throw new WorkToolError(E.isADirectory, `${shown} is a directory; list it with bash (ls)`);
-      size = stat.size;
+      handle = await fsp.open(at(resolved.dir, resolved.name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return null;
+      if (errnoCode(error) === 'ELOOP') throw new ChangedUnderfoot();
       throw error;
     }
-    if (size > LIMITS.maxFileBytes) {
-      throw new WorkToolError(
-        E.fileTooLarge,
-        `${shown} has ${size} bytes, more than the file tools handle (${LIMITS.maxFileBytes}); inspect it with bash (head, sed -n, grep)`,
-      );
+    try {
+      const stat = await handle.stat();
+      if (stat.isDirectory()) throw new WorkToolError(E.isADirectory, `${shown} is a directory; list it with bash (ls)`);
+      if (!stat.isFile()) throw new WorkToolError(E.permissionDenied, `${shown} is not a regular file; the file tools read and write only regular files`);
+      if (stat.size > LIMITS.maxFileBytes) {
+        throw new WorkToolError(
+          E.fileTooLarge,
+          `${shown} has ${stat.size} bytes, more than the file tools handle (${LIMITS.maxFileBytes}); inspect it with bash (head, sed -n, grep)`,
+        );
+      }
+      return { bytes: await handle.readFile(), dev: stat.dev, ino: stat.ino, mode: stat.mode & 0o7777 };
+    } finally {
+      await handle.close();
     }
-    return fsp.readFile(real);
   });
 }
 
@@ -155,80 +194,129 @@ function stale(shown: string, current: string): WorkToolError {
   return new WorkToolError(E.staleVersion, `${shown} changed since you read it (current version ${current}); read_file again and rebase your change`);
 }
 
+/** Non-overlapping occurrences of `needle` in `text`, as `split` counts them. */
+function occurrencesOf(text: string, needle: string): number {
+  let count = 0;
+  for (let index = text.indexOf(needle); index !== -1; index = text.indexOf(needle, index + needle.length)) count++;
+  return count;
+}
+
+function protectedPath(shown: string): WorkToolError {
+  return new WorkToolError(
+    E.protectedPath,
+    `${shown} is git metadata (a .git directory or the configured hooks directory), which runs code on the host later; the file tools do not write it. ` +
+      `Use git commands in bash to stage and commit`,
+  );
+}
+
+export interface FileToolsOptions {
+  /** Root-relative components under which the file tools never write (git's hooks directory), besides every `.git`. */
+  protectedPrefixes?: readonly string[][];
+}
+
 /** read_file, write_file and edit_file over the checkout `paths` contains; one lock table for the writes. */
-export function createFileTools(paths: CheckoutPaths) {
+export function createFileTools(paths: CheckoutPaths, options: FileToolsOptions = {}) {
   const withFileLock = createFileLocks();
+  const roots = [paths.resolved, paths.real];
+  const protectedPrefixes = options.protectedPrefixes ?? [];
+
+  const isProtected = (segments: string[]) =>
+    segments.some((segment) => segment.toLowerCase() === '.git') ||
+    protectedPrefixes.some((prefix) => prefix.length > 0 && prefix.every((part, index) => segments[index] === part));
+
+  /**
+   * Resolves a path argument beneath the checkout and runs `body` on it, resolving again when its
+   * last component turned into a symlink between the walk and the open.
+   */
+  async function onFile<T>(input: string, base: string, access: { write: boolean }, body: (resolved: Resolved, shown: string) => Promise<T>): Promise<T> {
+    const { segments, shown } = paths.fileArgument(input, base);
+    for (let attempt = 1; ; attempt++) {
+      const resolved = await typedFs(shown, () => resolveBeneath(paths.real, roots, segments, { createDirectories: access.write, shown }));
+      try {
+        if (access.write && isProtected(resolved.segments)) throw protectedPath(shown);
+        return await body(resolved, shown);
+      } catch (error) {
+        if (!(error instanceof ChangedUnderfoot)) throw error;
+        if (attempt >= RESOLVE_ATTEMPTS) throw new WorkToolError(E.pathOutsideCheckout, `${shown} kept changing into a symlink while it was opened; try again`);
+      } finally {
+        await resolved.release();
+      }
+    }
+  }
 
   const readFile = defineTool({
     ...readFileContract,
     async execute(input, context: WorkToolContext) {
-      const { real, shown } = await paths.resolveFile(input.path, context.base);
-      const bytes = await readCurrent(real, shown);
-      if (bytes === null) throw new WorkToolError(E.fileNotFound, `${shown} does not exist`);
-      const sliced = sliceLines(bytes.toString('utf8'), input.offset ?? 1, input.limit ?? LIMITS.readMaxLines);
-      return { path: shown, content: sliced.content, version: versionOf(bytes), totalLines: sliced.totalLines, truncated: sliced.truncated };
+      return onFile(input.path, context.base, { write: false }, async (resolved, shown) => {
+        const current = await readCurrent(resolved, shown);
+        if (current === null) throw new WorkToolError(E.fileNotFound, `${shown} does not exist`);
+        const sliced = sliceLines(current.bytes.toString('utf8'), input.offset ?? 1, input.limit ?? LIMITS.readMaxLines);
+        return { path: shown, content: sliced.content, version: versionOf(current.bytes), totalLines: sliced.totalLines, truncated: sliced.truncated };
+      });
     },
   });
 
   const writeFile = defineTool({
     ...writeFileContract,
     async execute(input, context: WorkToolContext) {
-      const { real, shown } = await paths.resolveFile(input.path, context.base);
       const bytes = Buffer.byteLength(input.content);
       if (bytes > LIMITS.maxFileBytes) {
         throw new WorkToolError(E.fileTooLarge, `content has ${bytes} bytes, more than write_file handles (${LIMITS.maxFileBytes})`);
       }
       const intended = versionOf(input.content);
-      return withFileLock(real, async () => {
-        const current = await readCurrent(real, shown);
-        const currentVersion = current === null ? null : versionOf(current);
-        // Already holds exactly this content (e.g. a retry of a write that succeeded): nothing is lost by succeeding.
-        if (currentVersion === intended) return { path: shown, version: intended, bytes };
-        if (input.version === null && currentVersion !== null) {
-          throw new WorkToolError(
-            E.staleVersion,
-            `${shown} already exists (current version ${currentVersion}); read_file it and rebase your change, passing its version`,
-          );
-        }
-        if (input.version !== null && currentVersion === null) {
-          throw new WorkToolError(E.staleVersion, `${shown} does not exist any more; read the directory again, and pass version null to create it`);
-        }
-        if (input.version !== null && input.version !== currentVersion) throw stale(shown, currentVersion ?? 'none');
-        await typedFs(shown, () => writeAtomically(real, input.content));
-        return { path: shown, version: intended, bytes };
-      });
+      return onFile(input.path, context.base, { write: true }, (resolved, shown) =>
+        withFileLock(resolved.segments.join('/'), async () => {
+          const current = await readCurrent(resolved, shown);
+          const currentVersion = current === null ? null : versionOf(current.bytes);
+          // Already holds exactly this content (e.g. a retry of a write that succeeded): nothing is lost by succeeding.
+          if (currentVersion === intended) return { path: shown, version: intended, bytes };
+          if (input.version === null && currentVersion !== null) {
+            throw new WorkToolError(
+              E.staleVersion,
+              `${shown} already exists (current version ${currentVersion}); read_file it and rebase your change, passing its version`,
+            );
+          }
+          if (input.version !== null && currentVersion === null) {
+            throw new WorkToolError(E.staleVersion, `${shown} does not exist any more; read the directory again, and pass version null to create it`);
+          }
+          if (input.version !== null && input.version !== currentVersion) throw stale(shown, currentVersion ?? 'none');
+          await typedFs(shown, () => writeAtomically(resolved, current, input.content, shown));
+          return { path: shown, version: intended, bytes };
+        }),
+      );
     },
   });
 
   const editFile = defineTool({
     ...editFileContract,
     async execute(input, context: WorkToolContext) {
-      const { real, shown } = await paths.resolveFile(input.path, context.base);
-      return withFileLock(real, async () => {
-        const current = await readCurrent(real, shown);
-        if (current === null) throw new WorkToolError(E.fileNotFound, `${shown} does not exist; create it with write_file and version null`);
-        const currentVersion = versionOf(current);
-        if (input.version !== currentVersion) throw stale(shown, currentVersion);
-        const text = current.toString('utf8');
-        const parts = text.split(input.oldText);
-        const occurrences = parts.length - 1;
-        if (occurrences === 0) {
-          throw new WorkToolError(E.editTextNotFound, `oldText does not occur in ${shown}; read_file it and copy the text exactly, whitespace included`);
-        }
-        if (occurrences > 1 && !input.replaceAll) {
-          throw new WorkToolError(
-            E.editTextAmbiguous,
-            `oldText occurs ${occurrences} times in ${shown}; include more surrounding text to make it unique, or pass replaceAll: true`,
-          );
-        }
-        const updated = parts.join(input.newText);
-        const bytes = Buffer.byteLength(updated);
-        if (bytes > LIMITS.maxFileBytes) {
-          throw new WorkToolError(E.fileTooLarge, `the edit would make ${shown} ${bytes} bytes, more than the file tools handle (${LIMITS.maxFileBytes})`);
-        }
-        await typedFs(shown, () => writeAtomically(real, updated));
-        return { path: shown, version: versionOf(updated), replacements: occurrences };
-      });
+      return onFile(input.path, context.base, { write: true }, (resolved, shown) =>
+        withFileLock(resolved.segments.join('/'), async () => {
+          const current = await readCurrent(resolved, shown);
+          if (current === null) throw new WorkToolError(E.fileNotFound, `${shown} does not exist; create it with write_file and version null`);
+          const currentVersion = versionOf(current.bytes);
+          if (input.version !== currentVersion) throw stale(shown, currentVersion);
+          const text = current.bytes.toString('utf8');
+          const occurrences = occurrencesOf(text, input.oldText);
+          if (occurrences === 0) {
+            throw new WorkToolError(E.editTextNotFound, `oldText does not occur in ${shown}; read_file it and copy the text exactly, whitespace included`);
+          }
+          if (occurrences > 1 && !input.replaceAll) {
+            throw new WorkToolError(
+              E.editTextAmbiguous,
+              `oldText occurs ${occurrences} times in ${shown}; include more surrounding text to make it unique, or pass replaceAll: true`,
+            );
+          }
+          // The size the edit would give, from the counts alone: nothing over the bound is ever built.
+          const bytes = Buffer.byteLength(text) + occurrences * (Buffer.byteLength(input.newText) - Buffer.byteLength(input.oldText));
+          if (bytes > LIMITS.maxFileBytes) {
+            throw new WorkToolError(E.fileTooLarge, `the edit would make ${shown} ${bytes} bytes, more than the file tools handle (${LIMITS.maxFileBytes})`);
+          }
+          const updated = text.split(input.oldText).join(input.newText);
+          await typedFs(shown, () => writeAtomically(resolved, current, updated, shown));
+          return { path: shown, version: versionOf(updated), replacements: occurrences };
+        }),
+      );
     },
   });
 

@@ -6,7 +6,8 @@
  *
  * - paths.ts: paths resolve against the member's directory (`cwd`, relative to root); anything that
  *   leaves the checkout, lexically or through a symlink, fails with PathOutsideCheckout;
- * - files.ts: read_file, write_file and edit_file, with version checks, per-file locks and atomic writes;
+ * - files.ts: read_file, write_file and edit_file, through descriptors proven inside the checkout
+ *   (beneath.ts), with version checks, per-file locks and atomic writes; git metadata is not written;
  * - bash.ts: bash under the bubblewrap sandbox of bashSandbox.ts, bounded output, `cd` that persists.
  */
 import * as path from 'node:path';
@@ -16,7 +17,15 @@ import { createBashTool } from './bash';
 import type { BashSandboxConfig } from './bashSandbox';
 import { defaultHeartbeat, type WorkToolContext } from './context';
 import { createFileTools } from './files';
+import { configuredHooksDirectory, gitDirectoryOf } from './gitProtection';
 import { checkoutPaths } from './paths';
+
+/** The configured hooks directory, root-relative, when the repository names one inside the checkout. */
+function protectedHooksPrefixes(rootReal: string): string[][] {
+  const gitDir = gitDirectoryOf(rootReal);
+  const hooks = gitDir === null ? null : configuredHooksDirectory(rootReal, gitDir);
+  return hooks === null ? [] : [path.relative(rootReal, hooks).split(path.sep)];
+}
 
 export { CHECKOUT_ROOT_ENV, checkoutRootFromEnv } from './paths';
 export { WorkToolError };
@@ -44,7 +53,8 @@ export function createWorkToolActivities(options: WorkToolOptions) {
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1000,
   });
-  const tools = new Map<string, AnyTool<WorkToolContext>>([...createFileTools(paths), bash].map((tool) => [tool.name, tool as AnyTool<WorkToolContext>]));
+  const fileTools = createFileTools(paths, { protectedPrefixes: protectedHooksPrefixes(paths.real) });
+  const tools = new Map<string, AnyTool<WorkToolContext>>([...fileTools, bash].map((tool) => [tool.name, tool as AnyTool<WorkToolContext>]));
 
   async function runWorkTool(input: RunWorkToolInput): Promise<RunWorkToolOutput> {
     const tool = tools.get(input.tool);

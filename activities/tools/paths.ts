@@ -1,8 +1,10 @@
 /**
  * Containment of the work tools in the checkout. Every path a tool touches, and the member's
  * directory itself, must stay inside the checkout root, lexically and through symlinks; anything
- * that leaves it fails with PathOutsideCheckout. Kept apart from the tools so this one check is
- * read and changed in one place. Paths shown to the model are root-relative, with '/' separators.
+ * that leaves it fails with PathOutsideCheckout. This module holds the lexical checks and the
+ * member directory's check; the file tools' symlink containment is the descriptor walk in
+ * beneath.ts, which no path swap can redirect. Paths shown to the model are root-relative, with
+ * '/' separators.
  */
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -44,8 +46,11 @@ export interface CheckoutPaths {
   display(absolute: string): string;
   /** The real path of `absolute` (through every symlink of its existing part), checked to stay inside the checkout. */
   containedRealPath(absolute: string, shown: string): Promise<string>;
-  /** A tool's path argument, resolved against the member's directory `base` and contained. */
-  resolveFile(input: string, base: string): Promise<{ real: string; shown: string }>;
+  /**
+   * A file tool's path argument, resolved lexically against the member's directory `base`: its
+   * root-relative components, for the descriptor walk (beneath.ts) that contains it through symlinks.
+   */
+  fileArgument(input: string, base: string): { segments: string[]; shown: string };
 }
 
 /** The containment checks for the checkout at `root`, which must exist. */
@@ -93,11 +98,12 @@ export function checkoutPaths(root: string): CheckoutPaths {
     return full;
   }
 
-  async function resolveFile(input: string, base: string): Promise<{ real: string; shown: string }> {
+  function fileArgument(input: string, base: string): { segments: string[]; shown: string } {
     const absolute = path.resolve(base, input);
-    const shown = inRoot(absolute) ? display(absolute) : input;
-    return { real: await containedRealPath(absolute, shown), shown };
+    if (!inRoot(absolute)) throw outside(input);
+    const shown = display(absolute);
+    return { segments: shown === '.' ? [] : shown.split('/'), shown };
   }
 
-  return { resolved, real, inRoot, display, containedRealPath, resolveFile };
+  return { resolved, real, inRoot, display, containedRealPath, fileArgument };
 }

@@ -36,6 +36,8 @@ export const WORK_TOOL_ERRORS = {
   fileTooLarge: 'FileTooLarge',
   workingDirectoryMissing: 'WorkingDirectoryMissing',
   unknownTool: 'UnknownTool',
+  /** write_file and edit_file: git metadata (a `.git` directory, the hooks directory), which runs code on the host later. */
+  protectedPath: 'ProtectedPath',
   /** bash only: the sandbox (bubblewrap) cannot start on this worker; nothing ran. */
   sandboxUnavailable: 'SandboxUnavailable',
 } as const;

@@ -69,19 +69,23 @@ describe('configuration and argv (pure)', () => {
     expect(sandboxHome('/srv/checkout', '/nonexistent/home')).toBe('/tmp'); // a tmpfs cannot be made there on a read-only root
   });
 
-  test('argv: namespaces, read-only root, private /tmp and HOME, masked files, the checkout bound last', () => {
+  test('argv: no capabilities, namespaces, read-only root, private /tmp and HOME, masked files, the checkout, then its git metadata', () => {
     const args = bwrapArgs({
       root: '/srv/co',
       cwd: '/srv/co/sub',
       home: '/home/node',
       network: false,
       maskFiles: ['/etc/temporal/key.pem', '/srv/co/inside.pem'],
+      git: { pinned: ['/srv/co/.git', '/elsewhere/.git'], readOnly: ['/srv/co/.git/config', '/srv/co/.git/hooks'] },
     });
     expect(args).toEqual([
-      '--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net',
+      '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net',
       '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/home/node',
       '--ro-bind', '/dev/null', '/etc/temporal/key.pem',
-      '--bind', '/srv/co', '/srv/co', '--chdir', '/srv/co/sub', '--',
+      '--bind', '/srv/co', '/srv/co',
+      '--bind', '/srv/co/.git', '/srv/co/.git',
+      '--ro-bind', '/srv/co/.git/config', '/srv/co/.git/config', '--ro-bind', '/srv/co/.git/hooks', '/srv/co/.git/hooks',
+      '--chdir', '/srv/co/sub', '--',
     ]); // prettier-ignore
     expect(bwrapArgs({ root: '/srv/co', cwd: '/srv/co', home: '/tmp', network: true })).not.toContain('--unshare-net');
   });
