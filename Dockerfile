@@ -36,15 +36,18 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap tini \
     && rm -rf /var/lib/apt/lists/*
 
+# The code belongs to root and is read-only to the worker's user `node`: a member's write can
+# never reach what the worker runs. The checkout is a separate volume (/workspace in the compose
+# file); the worker refuses a checkout inside /app (CheckoutIsWorkerCode).
 WORKDIR /app
-RUN chown node:node /app
-USER node
 
 # @temporalio/core-bridge ships its prebuilt native library for linux x64/arm64 (glibc) inside the
 # npm package, which this Debian-based image satisfies; nothing is compiled here.
-COPY --chown=node:node package.json package-lock.json ./
+COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-COPY --chown=node:node --from=build /build/dist ./dist
+COPY --from=build /build/dist ./dist
+RUN chmod -R a-w /app
+USER node
 
 ENV NODE_ENV=production \
     TEMPORAL_ADDRESS=temporal:7233 \

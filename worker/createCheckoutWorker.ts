@@ -1,5 +1,6 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/tools/bashSandbox';
+import { assertCheckoutIsNotWorkerCode } from '../activities/tools/checkoutGuard';
 import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/tools';
 import { connectionOptionsFromEnv } from '../client/connection';
 import type { WorkToolActivities } from '../shared/contract';
@@ -9,7 +10,7 @@ export interface CheckoutWorkerOptions {
   connection?: NativeConnection;
   /** The task queue Teams name as `checkoutTaskQueue` (start --checkout-queue). */
   taskQueue: string;
-  /** The checkout the work tools act on; default AGENT_TEAMS_CHECKOUT or the current directory. */
+  /** The checkout the work tools act on (never this package: CheckoutIsWorkerCode); default AGENT_TEAMS_CHECKOUT or the current directory. */
   checkoutRoot?: string;
   /** Tracing installed for this process (worker/telemetry.ts): work tool runs become spans of the Team's trace. */
   tracing?: WorkerTracing | null;
@@ -20,8 +21,10 @@ export interface CheckoutWorkerOptions {
  * bound to the machine that holds the checkout. Workflows and model calls run elsewhere.
  */
 export async function createCheckoutWorker(options: CheckoutWorkerOptions): Promise<{ worker: Worker; close: () => Promise<void> }> {
-  const envOptions = connectionOptionsFromEnv();
   const root = options.checkoutRoot ?? checkoutRootFromEnv();
+  // Before any connection: a worker whose members could edit its own code must not start at all.
+  assertCheckoutIsNotWorkerCode(root);
+  const envOptions = connectionOptionsFromEnv();
   // Logs once why bash would answer SandboxUnavailable, or that AGENT_TEAMS_BASH_SANDBOX=none runs it unsandboxed.
   await checkBashSandbox(sandboxConfigFromEnv(), root);
   const ownNative = options.connection ? null : await NativeConnection.connect(envOptions);

@@ -5,6 +5,7 @@ import { createActivities } from '../activities';
 import { createModelActivities } from '../activities/modelCall';
 import { providerFromEnv } from '../activities/providers/select';
 import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/tools/bashSandbox';
+import { assertCheckoutIsNotWorkerCode } from '../activities/tools/checkoutGuard';
 import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/tools';
 import { toolSpecsFor } from '../shared/agent/profiles';
 import type { ModelProvider } from '../shared/model';
@@ -28,7 +29,7 @@ export interface TeamWorkerOptions {
   extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** The model every agent turn calls; default: from MODEL_PROVIDER / MODEL_BASE_URL (the scripted model when unset). */
   modelProvider?: ModelProvider;
-  /** The checkout the work tools act on; default: AGENT_TEAMS_CHECKOUT or the current directory. */
+  /** The checkout the work tools act on (never this package: CheckoutIsWorkerCode); default: AGENT_TEAMS_CHECKOUT or the current directory. */
   checkoutRoot?: string;
   /** Tracing installed for this process (worker/telemetry.ts); without it workflow spans are dropped. */
   tracing?: WorkerTracing | null;
@@ -43,6 +44,9 @@ export interface TeamWorker {
 
 /** Builds the project's worker: the Lead and teammate workflows plus their activities. */
 export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise<TeamWorker> {
+  const checkoutRoot = options.checkoutRoot ?? checkoutRootFromEnv();
+  // Before any connection: a worker whose members could edit its own code must not start at all.
+  assertCheckoutIsNotWorkerCode(checkoutRoot);
   const envOptions = connectionOptionsFromEnv();
   const clientOptions = options.address ? { ...envOptions, address: options.address } : envOptions;
   const ownNative = options.connection ? null : await NativeConnection.connect(clientOptions);
@@ -57,7 +61,6 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     await ownNative?.close();
     throw error;
   }
-  const checkoutRoot = options.checkoutRoot ?? checkoutRootFromEnv();
   // Logs once why bash would answer SandboxUnavailable, or that AGENT_TEAMS_BASH_SANDBOX=none runs it unsandboxed.
   await checkBashSandbox(sandboxConfigFromEnv(), checkoutRoot);
   const bundlePath = options.workflowBundlePath ?? (options.workflowsPath ? undefined : process.env.AGENT_TEAMS_WORKFLOW_BUNDLE);

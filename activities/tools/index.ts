@@ -17,6 +17,7 @@ import { createBashTool } from './bash';
 import type { BashSandboxConfig } from './bashSandbox';
 import { defaultHeartbeat, type WorkToolContext } from './context';
 import { createFileTools } from './files';
+import { assertCheckoutIsNotWorkerCode } from './checkoutGuard';
 import { configuredHooksDirectory, gitDirectoryOf } from './gitProtection';
 import { checkoutPaths } from './paths';
 
@@ -27,11 +28,12 @@ function protectedHooksPrefixes(rootReal: string): string[][] {
   return hooks === null ? [] : [path.relative(rootReal, hooks).split(path.sep)];
 }
 
+export { CHECKOUT_IS_WORKER_CODE, CheckoutRefused } from './checkoutGuard';
 export { CHECKOUT_ROOT_ENV, checkoutRootFromEnv } from './paths';
 export { WorkToolError };
 
 export interface WorkToolOptions {
-  /** The checkout; must exist. */
+  /** The checkout; must exist, and be neither in nor around this worker's package (CheckoutRefused). */
   root: string;
   /** Called periodically while bash runs; default: the current activity's heartbeat, if any. */
   heartbeat?: () => void;
@@ -46,6 +48,7 @@ export interface WorkToolOptions {
 }
 
 export function createWorkToolActivities(options: WorkToolOptions) {
+  assertCheckoutIsNotWorkerCode(options.root);
   const paths = checkoutPaths(options.root);
   const bash = createBashTool({
     rootReal: paths.real,

@@ -297,7 +297,7 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
     test('runs node on the compiled worker under tini, with production dependencies only, bubblewrap, and the bundle from its path', () => {
       expect(runtime).toMatch(/^RUN npm ci --omit=dev\b/m);
       expect(runtime).not.toMatch(/^RUN npm ci(?! --omit=dev)/m);
-      expect(runtime).toMatch(/^COPY --chown=node:node --from=build \/build\/dist \.\/dist$/m);
+      expect(runtime).toMatch(/^COPY --from=build \/build\/dist \.\/dist$/m);
       expect(runtime).toMatch(/apt-get install -y --no-install-recommends bubblewrap tini/);
       expect(runtime).toMatch(/^USER node$/m);
       expect(runtime).toMatch(/AGENT_TEAMS_WORKFLOW_BUNDLE=\/app\/dist\/workflow-bundle\.js/);
@@ -305,6 +305,15 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
       expect(runtime).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m);
       expect(runtime).toMatch(/^CMD \["node", "dist\/worker\/main\.js"\]$/m);
       expect(dockerfile).not.toMatch(/ts-node|npx/);
+    });
+
+    test("the code is root's and read-only before the worker's user takes over; the checkout is a separate volume", () => {
+      // Issue 20: a member must not be able to write what the worker runs.
+      expect(runtime).not.toMatch(/--chown|chown /);
+      const readOnly = runtime.search(/^RUN chmod -R a-w \/app$/m);
+      const user = runtime.search(/^USER node$/m);
+      expect(readOnly).toBeGreaterThan(runtime.search(/^COPY --from=build/m));
+      expect(user).toBeGreaterThan(readOnly);
     });
 
     test('.dockerignore keeps dependencies, build output, test artifacts and git out of the build context', () => {
