@@ -147,6 +147,12 @@ export async function resolveBeneath(rootPath: string, roots: readonly string[],
             await followSymlink(dir, name);
             continue;
           }
+          if (stat.isDirectory()) {
+            // Swapped back into a directory since the open: look again, within the same bound as symlinks.
+            if (++symlinks > MAX_SYMLINKS) throw outside(options.shown, 'kept changing while it was resolved');
+            pending.unshift(name);
+            continue;
+          }
           throw new WorkToolError(E.notADirectory, `${[...names, name].join('/')}, a parent of ${options.shown}, is a file, not a directory`);
         }
         if (code === 'ENOENT') throw new WorkToolError(E.fileNotFound, `${options.shown} does not exist (no directory ${[...names, name].join('/')})`);
