@@ -17,7 +17,7 @@ import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAge
 import type { JsonValue } from '../shared/json';
 import { LEAD, type TaskMutationResult, type TaskStatus } from '../shared/team';
 import { formatAgentView, formatConversation, formatEdge, formatHealth, formatRoster, formatTasks, progressLine, webUiLink, webUiTeamLink } from './format';
-import { PANEL_TOKEN_REQUIRED, isLoopback, startPanel } from './panel/server';
+import { PANEL_BIND_ADDRESS_INVALID, PANEL_TOKEN_REQUIRED, allowedHostName, isBindAddress, isLoopback, startPanel } from './panel/server';
 import { DEFAULT_TIMEOUT_S, cliTimeoutMessage, commandPlan, parseSeconds, type CommandKind } from './timeouts';
 
 interface GlobalOptions {
@@ -539,11 +539,25 @@ program
   .command('panel')
   .description("serve the live web panel: each Team's roster, board and Lead, updated as they change (Server-Sent Events, no polling)")
   .option('--port <port>', 'port to listen on (default 8299; 0 picks a free one)', (value: string) => parsePort(value), 8299)
-  .option('--host <host>', 'address to bind (default 127.0.0.1; any other needs --token)', '127.0.0.1')
+  .option('--host <host>', 'address to bind: an IP address or localhost (default 127.0.0.1; a non-loopback one needs --token)', '127.0.0.1')
   .option('--token <secret>', 'required to bind a non-loopback address: every request must carry it (default: $PANEL_TOKEN)')
-  .action(async (opts: { port: number; host: string; token?: string }) => {
+  .option(
+    '--allowed-host <name>',
+    'also answer requests whose Host is this name (repeatable; loopback names and the bound address are always answered)',
+    (value: string, previous: string[]) => [...previous, parseAllowedHost(value)],
+    [] as string[],
+  )
+  .action(async (opts: { port: number; host: string; token?: string; allowedHost: string[] }) => {
     const options = program.opts<GlobalOptions>();
     const token = opts.token ?? process.env.PANEL_TOKEN;
+    // Checked before connecting, and before the token: a name is refused whatever it resolves to.
+    if (!isBindAddress(opts.host)) {
+      throw failure(
+        PANEL_BIND_ADDRESS_INVALID,
+        `--host ${opts.host} is not an IP address or localhost: bind an address (e.g. 127.0.0.1, 0.0.0.0, ::1); ` +
+          'to open the panel by a name, also pass --allowed-host <name>',
+      );
+    }
     if (!isLoopback(opts.host) && !token) {
       throw failure(
         PANEL_TOKEN_REQUIRED,
@@ -557,6 +571,7 @@ program
       host: opts.host,
       port: opts.port,
       ...(token ? { token } : {}),
+      allowedHosts: opts.allowedHost,
       webUiLink: (teamId) => webUiLink(address, namespace, teamId),
     });
     console.log(`panel: ${panel.url} (Teams in namespace ${namespace} at ${address}; Ctrl-C to stop)`);
@@ -567,6 +582,14 @@ program
     await panel.close();
     await connection.close();
   });
+
+function parseAllowedHost(value: string): string {
+  try {
+    return allowedHostName(value);
+  } catch (error) {
+    throw new InvalidArgumentError(errorMessage(error));
+  }
+}
 
 function parsePort(value: string): number {
   const port = Number(value);

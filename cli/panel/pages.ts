@@ -1,7 +1,7 @@
 /**
  * The panel's two HTML shells and its stylesheet. They carry no data: the browser script fills
- * them (as text) from the SSE stream or the Team list, so nothing here needs escaping but the
- * page title, which is escaped.
+ * them (as text) from the SSE stream or the Team list. The only outside data here, the team id
+ * (title and heading) and the Web UI link, is HTML-escaped.
  */
 
 const STYLE = `
@@ -44,7 +44,8 @@ export function teamPageHtml(teamId: string, webUiLink: string | null): string {
 <th>id</th><th>subject</th><th>status</th><th>owner</th><th>readiness</th><th>depends on</th><th>overlaps</th><th>rev</th>
 </tr></thead><tbody></tbody></table>`,
     '/panel.js',
-  ).replace('<span data-testid="team-id"></span>', `<span data-testid="team-id">${escapeHtml(teamId)}</span>`);
+    // A replacer function: a string replacement would expand $` $& $' in the id into page text.
+  ).replace('<span data-testid="team-id"></span>', () => `<span data-testid="team-id">${escapeHtml(teamId)}</span>`);
 }
 
 export function listPageHtml(): string {

@@ -5,11 +5,13 @@
  *  - `/teams/<teamId>/events` is the Server-Sent Events stream of that Team's complete views.
  * One TeamViewCarrier per Team viewed, shared by all its browsers, started with the first and
  * stopped after the last leaves. It binds to loopback unless told otherwise; on any other address
- * every request must carry the token (`?token=` or `Authorization: Bearer`).
+ * every request must carry the token (`?token=` or `Authorization: Bearer`). Every request's Host
+ * must be a loopback name, the bound address or an `allowedHosts` name (else 421): a DNS-rebinding
+ * page reaches the panel under its own name, so without this check it could read Teams.
  */
 import { timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { TeamClient } from '../../client/teamClient';
 import { TeamViewCarrier, type CarriedFrame } from '../../client/teamViewCarrier';
@@ -25,6 +27,8 @@ export interface PanelOptions {
   port?: number;
   /** Required when `host` is not a loopback address. */
   token?: string;
+  /** Host names (no port) answered besides loopback names and the bound address, e.g. a proxy's. */
+  allowedHosts?: readonly string[];
   /** The Temporal Web UI link of a Team's Lead, when one is configured. */
   webUiLink?: (teamId: string) => string | null;
   /** How long each of a carrier's waits lasts (ms); an idle viewed Team costs one read per wait. */
@@ -41,21 +45,101 @@ export interface Panel {
 }
 
 export const PANEL_TOKEN_REQUIRED = 'PanelTokenRequired';
+export const PANEL_BIND_ADDRESS_INVALID = 'PanelBindAddressInvalid';
+export const PANEL_ALLOWED_HOST_INVALID = 'PanelAllowedHostInvalid';
 const DEFAULT_WAIT_SLICE_MS = 5 * 60 * 1000;
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/**
+ * A real loopback address: `localhost`, an IPv4 literal in 127.0.0.0/8 or the IPv6 literal ::1.
+ * Only literals count: a name such as 127.attacker.example resolves wherever its owner likes.
+ */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || host.startsWith('127.');
+  const name = host.toLowerCase();
+  if (name === 'localhost') return true;
+  if (isIP(name) === 4) return name.startsWith('127.');
+  return isIP(name) === 6 && canonicalIp(name) === '::1';
+}
+
+/** A bind address must be an IP literal or `localhost`; a name would bind wherever DNS says. */
+export function isBindAddress(host: string): boolean {
+  return isIP(host) !== 0 || host.toLowerCase() === 'localhost';
+}
+
+export interface HostHeader {
+  /** Lower case, one trailing dot removed, IPv6 without brackets and in canonical form. */
+  name: string;
+  port: number | null;
+}
+
+/** `name`, `name:port`, `[v6]` or `[v6]:port`; null for anything else (a bare IPv6, a bad port). */
+export function parseHostHeader(value: string): HostHeader | null {
+  const text = value.toLowerCase();
+  const bracketed = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/.exec(text);
+  const plain = bracketed ? null : /^([a-z0-9_.-]+)(?::(\d{1,5}))?$/.exec(text);
+  const match = bracketed ?? plain;
+  if (!match) return null;
+  const port = match[2] === undefined ? null : Number(match[2]);
+  if (port !== null && port > 65535) return null;
+  if (bracketed) return isIP(match[1]!) === 6 ? { name: canonicalIp(match[1]!), port } : null;
+  const name = match[1]!.endsWith('.') ? match[1]!.slice(0, -1) : match[1]!;
+  if (name.split('.').includes('') || isIP(name) === 6) return null; // an empty label: not a DNS name
+  return { name, port };
+}
+
+/**
+ * Whether a request's Host header names this panel: a loopback name, the bound address or an
+ * allowed name (`names`, as parseHostHeader gives them), with no port or the listening one.
+ */
+export function hostAllowed(header: string | undefined, port: number, names: ReadonlySet<string>): boolean {
+  const host = header === undefined ? null : parseHostHeader(header);
+  if (!host || (host.port !== null && host.port !== port)) return false;
+  return isLoopback(host.name) || names.has(host.name);
+}
+
+/** IPv6 in the one spelling the URL parser gives (0:0::1 and ::0001 are both ::1); IPv4 unchanged. */
+function canonicalIp(address: string): string {
+  if (isIP(address) !== 6) return address.toLowerCase();
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address.toLowerCase(); // a zone id (fe80::1%eth0), which URLs cannot carry
+  }
+}
+
+/** An `--allowed-host` value as it is compared; refused (typed) when it is not a bare host name. */
+export function allowedHostName(value: string): string {
+  const host = parseHostHeader(value.startsWith('[') || isIP(value) !== 6 ? value : `[${value}]`);
+  if (!host || host.port !== null) {
+    throw Object.assign(
+      new Error(
+        `"${value}" is not a host name: give the name a browser puts in the Host header, without a port ` +
+          "(e.g. panel.example.com); the port must be the panel's own",
+      ),
+      { type: PANEL_ALLOWED_HOST_INVALID },
+    );
+  }
+  return host.name;
 }
 
 export async function startPanel(options: PanelOptions): Promise<Panel> {
   const host = options.host ?? '127.0.0.1';
+  if (!isBindAddress(host)) {
+    throw Object.assign(
+      new Error(
+        `the panel cannot bind to ${host}: give an IP address (e.g. 127.0.0.1, 0.0.0.0, ::1) or localhost, not a name; ` +
+          'to serve the panel under a name, bind its address and pass --allowed-host <name>',
+      ),
+      { type: PANEL_BIND_ADDRESS_INVALID },
+    );
+  }
   if (!isLoopback(host) && !options.token) {
     throw Object.assign(
       new Error(`the panel binds to ${host}, which is not loopback: pass --token <secret> (or PANEL_TOKEN) so only people with it can read Teams`),
       { type: PANEL_TOKEN_REQUIRED },
     );
   }
+  const hostNames = new Set([canonicalIp(host), ...(options.allowedHosts ?? []).map(allowedHostName)]);
+  let listeningPort = -1; // set once listening; no request arrives before
   const carriers = new Map<string, TeamViewCarrier>();
   const carrierFor = (teamId: string): TeamViewCarrier => {
     let carrier = carriers.get(teamId);
@@ -67,7 +151,8 @@ export async function startPanel(options: PanelOptions): Promise<Panel> {
   };
   const sockets = new Set<http.ServerResponse>();
 
-  const server = http.createServer((request, response) => {
+  // Node would answer a request without Host with its own 400; the panel's 421 says what to do.
+  const server = http.createServer({ requireHostHeader: false }, (request, response) => {
     void handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) send(response, 500, 'text/plain', `panel error: ${errorMessage(error)}`);
       else response.end();
@@ -75,6 +160,16 @@ export async function startPanel(options: PanelOptions): Promise<Panel> {
   });
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    if (!hostAllowed(request.headers.host, listeningPort, hostNames)) {
+      send(
+        response,
+        421,
+        'text/plain',
+        `this panel does not answer to Host ${request.headers.host ?? '(none)'}: ` +
+          'open it by a loopback name or its bound address, or start it with --allowed-host <name>',
+      );
+      return;
+    }
     const url = new URL(request.url ?? '/', 'http://panel');
     // The script and stylesheet carry no Team data; the page loads them by plain URL.
     const asset = url.pathname === '/panel.js' || url.pathname === '/panel.css';
@@ -123,6 +218,8 @@ export async function startPanel(options: PanelOptions): Promise<Panel> {
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
+  listeningPort = address.port;
+  hostNames.add(canonicalIp(address.address)); // `localhost` bound: the address it resolved to
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}/${options.token ? `?token=${encodeURIComponent(options.token)}` : ''}`;
   return {

@@ -4,12 +4,15 @@
  * in Debian's headless Chromium (playwright-core, no browser download). Screenshots go to
  * test-artifacts/panel/ (UPDATE_DOC_SCREENSHOTS=1 also copies them to docs/images/).
  */
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { TeamViewCarrier, type CarriedFrame } from '../../client/teamViewCarrier';
 import { startPanel, type Panel } from '../../cli/panel/server';
 import { useClientAndWorker } from '../support/harness';
+import { address } from '../support/temporal';
 import { eventually, newTeam, rejectionOf } from '../support/teams';
 
 const env = useClientAndWorker();
@@ -190,6 +193,49 @@ describe('the panel in headless Chromium', () => {
     }
   });
 });
+
+describe('`cli panel --allowed-host`', () => {
+  // test/host/panelHost.test.ts plays the rebinding attacker on every route; this checks the CLI wiring.
+  test('answers /api/teams under the named Host and the loopback one, and a rebinding name with 421', async () => {
+    const child = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', 'cli/index.ts', '--address', address(), 'panel', '--port', '0', '--allowed-host', 'panel.example.test'],
+      { cwd: path.join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      const printed = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const url = /panel: (http:\/\/\S+)/.exec(out)?.[1];
+          if (url) resolve(url);
+        });
+        child.once('exit', (code) => reject(new Error(`the panel exited (${code}) before printing its URL`)));
+      });
+      const port = Number(new URL(printed).port);
+      const statusFor = (host: string) => hostGet(port, '/api/teams', host);
+      expect(await statusFor('panel.example.test')).toBe(200);
+      expect(await statusFor(`127.0.0.1:${port}`)).toBe(200);
+      expect(await statusFor('attacker.example')).toBe(421);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGINT');
+        await exited;
+      }
+    }
+  });
+});
+
+function hostGet(port: number, target: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port, path: target, setHost: false, headers: { Host: host } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+  });
+}
 
 async function expectText(locator: import('playwright-core').Locator, text: string): Promise<void> {
   await eventually(
