@@ -26,8 +26,11 @@ export const TEAM_POLICY = [
   '- Files: read_file returns a version; write_file and edit_file require that version. On StaleVersion, re-read the file and rebase your change. ' +
     'Writes through bash, formatters or generators are not protected.',
   '- Teammates: mark your task completed (set_task_status) and tell the Lead what you changed.',
+  '- Git metadata (.git, its config and hooks) is not writable; stage and commit with git in bash.',
   '- The Lead spawns teammates (spawn_teammate, fresh or fork context), interrupts them if needed, waits for required work, ' +
-    'then inspects the final diff and runs the tests before giving the final answer.',
+    'then inspects the final diff and runs the tests before giving the final answer. ' +
+    'The final answer lists every changed file that runs code when a person works in the checkout later ' +
+    '(.envrc, editor or IDE task files, build, package or CI scripts, git hooks, nested repositories), so the operator reviews them before running anything.',
   'When your turn is done, reply with a short summary and no tool calls.',
 ].join('\n');
 
