@@ -10,6 +10,8 @@
  *  4. Memory: the Lead's state payload size per task, and the worker heap, with 1,000 tasks.
  *  5. Agent turn: a Lead agent (scripted model) whose turn makes one Team tool call, from start to
  *     the answer seen by the client, vs a bare workflow running the same number of activities (2).
+ *  6. File tools: read_file and write_file through descriptors vs the path-string tools they
+ *     replaced (bench/fileTools.ts; no server).
  * Writes bench/results/latest.md (the README table is copied from it).
  */
 import * as fs from 'node:fs';
@@ -21,6 +23,8 @@ import { startDevServer } from '../scripts/devServer';
 import { createTeamWorker } from '../worker/createWorker';
 import { finishNoopUpdate, noopUpdate } from './baselines';
 import { createBenchActivities } from './activities';
+import { benchFileTools } from './fileTools';
+import { benchCheckout } from './side';
 import { scriptText, tool } from '../activities/providers/scriptedModelScript';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -45,6 +49,7 @@ async function main(): Promise<void> {
     connection: workerConnection,
     address: server.address,
     taskQueue: TASK_QUEUE,
+    checkoutRoot: benchCheckout(),
     workflowsPath: require.resolve('./workflows'),
     extraActivities: createBenchActivities(),
   });
@@ -196,8 +201,10 @@ async function main(): Promise<void> {
   await workerConnection.close();
   await connection.close();
   await server.stop();
+  console.log('  file tools: descriptors vs path strings…');
+  rows.push(...(await benchFileTools()));
 
-  const header = ['Measure', 'Team Lead', 'Baseline (bare no-op Update; row 5: bare activities)', 'Ratio'];
+  const header = ['Measure', 'Team Lead', 'Baseline (bare no-op Update; row 5: bare activities; rows 6-7: the path-string file tools)', 'Ratio'];
   const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
   const note =
     `Measured ${new Date().toISOString().slice(0, 10)} on this repository's dev server (Temporal CLI v1.5.1, SQLite in memory), ` +

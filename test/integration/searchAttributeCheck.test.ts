@@ -3,7 +3,7 @@
  * set and upsert them, and on such a namespace each of those commands would fail its workflow task
  * again and again. The refusal names the missing attributes and the command that registers them.
  */
-import { connectClient, uniqueId } from '../support/temporal';
+import { connectClient, tempCheckout, uniqueId } from '../support/temporal';
 import { eventually } from '../support/teams';
 import { createTeamWorker } from '../../worker/createWorker';
 import { registerMissingSearchAttributes } from '../../worker/searchAttributeCheck';
@@ -42,7 +42,7 @@ describe('the worker checks the namespace before it polls', () => {
       (found) => found,
     );
     const refusal = await withNamespace(namespace, () =>
-      createTeamWorker().then(
+      createTeamWorker({ checkoutRoot: tempCheckout() }).then(
         () => null,
         (error: unknown) => error as Error,
       ),
@@ -57,7 +57,7 @@ describe('the worker checks the namespace before it polls', () => {
     const started = await eventually(
       () =>
         withNamespace(namespace, () =>
-          createTeamWorker().then(
+          createTeamWorker({ checkoutRoot: tempCheckout() }).then(
             (w) => w,
             () => null,
           ),

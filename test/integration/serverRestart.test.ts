@@ -14,13 +14,19 @@ import { createTeamWorker } from '../../worker/createWorker';
 import { getTeammateStateQuery } from '../../shared/contract';
 import { teammateWorkflowId } from '../../shared/team';
 import { eventually, runningWorkflowsOfTeam } from '../support/teams';
+import { tempCheckout } from '../support/temporal';
 
 test('the Team survives the server being killed and restarted on its persistent database', async () => {
   const dbFilename = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'restart-')), 'temporal.sqlite');
   const port = await freePort();
   let server: DevServer = await startDevServer({ dbFilename, port, uiPort: false });
   const workerConnection = await NativeConnection.connect({ address: server.address });
-  const { worker, close } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: 'restart' });
+  const { worker, close } = await createTeamWorker({
+    connection: workerConnection,
+    address: server.address,
+    taskQueue: 'restart',
+    checkoutRoot: tempCheckout(),
+  });
   const running = worker.run();
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
