@@ -15,7 +15,7 @@ import { bashContract, WORK_TOOL_ERRORS as E, WORK_TOOL_LIMITS as LIMITS, WorkTo
 import { defineTool } from '../../shared/tools/tool';
 import { type BashSandboxConfig, bwrapArgs, credentialFiles, probeSandbox, sandboxConfigFromEnv, sandboxEnv, sandboxHome } from './bashSandbox';
 import type { WorkToolContext } from './context';
-import { gitDirectoryOf, gitMounts, redirectFilesPresent, removeNewRedirectFiles } from './gitProtection';
+import { type GitMounts, gitMounts, gitPlantablesBefore, removePlanted } from './gitProtection';
 import { errnoCode, isWithin, toPosix } from './paths';
 
 /** Worker secrets that bash commands (and so the model and its transcript) must not see. */
@@ -106,7 +106,7 @@ export function createBashTool(options: BashToolOptions) {
     sandboxChecked = true;
   }
 
-  function runBash(command: string, timeoutMs: number, context: WorkToolContext) {
+  function runBash(command: string, timeoutMs: number, context: WorkToolContext, git: GitMounts) {
     return new Promise<BashRun>((resolve, reject) => {
       const script = ['-c', CWD_TRAILER + command];
       const [file, args] =
@@ -114,11 +114,7 @@ export function createBashTool(options: BashToolOptions) {
           ? ['bash', script]
           : [
               sandbox.bwrapPath,
-              [
-                ...bwrapArgs({ root: rootReal, cwd: fs.realpathSync(context.base), home, network: sandbox.network, maskFiles, git: gitMounts(rootReal) }),
-                'bash',
-                ...script,
-              ],
+              [...bwrapArgs({ root: rootReal, cwd: fs.realpathSync(context.base), home, network: sandbox.network, maskFiles, git }), 'bash', ...script],
             ];
       const child = spawn(file, args, {
         cwd: context.base,
@@ -227,13 +223,13 @@ export function createBashTool(options: BashToolOptions) {
         );
       }
       await ensureSandbox();
-      const gitDir = gitDirectoryOf(rootReal);
-      const redirectsBefore = redirectFilesPresent(gitDir);
-      const run = await runBash(input.command, input.timeoutMs ?? LIMITS.bashDefaultTimeoutMs, context);
+      const git = gitMounts(rootReal);
+      const plantables = gitPlantablesBefore(rootReal, git);
+      const run = await runBash(input.command, input.timeoutMs ?? LIMITS.bashDefaultTimeoutMs, context, git);
       const notices: string[] = [];
-      const removed = removeNewRedirectFiles(rootReal, gitDir, redirectsBefore);
+      const removed = removePlanted(rootReal, plantables);
       if (removed.length > 0) {
-        notices.push(`removed ${removed.join(', ')}: git would read its configuration from elsewhere through it, and run what that names on the host`);
+        notices.push(`removed ${removed.join(', ')}: git would read its configuration or hooks from there, and run what they name on the host`);
       }
       let cwd = context.cwd;
       if (run.finalDirectory !== null) {

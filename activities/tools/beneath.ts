@@ -42,6 +42,8 @@ export interface Resolved {
 export interface BeneathOptions {
   /** Create missing directories on the way (write_file); otherwise a missing one is FileNotFound. */
   createDirectories: boolean;
+  /** Refuses (throws) before a directory is created at these root-relative components (protected git metadata). */
+  beforeCreate?: (segments: string[]) => void;
   /** The path as the model wrote it, root-relative, for messages. */
   shown: string;
 }
@@ -135,6 +137,7 @@ export async function resolveBeneath(rootPath: string, roots: readonly string[],
       } catch (error) {
         const code = errnoCode(error);
         if (code === 'ENOENT' && options.createDirectories) {
+          options.beforeCreate?.([...names, name]);
           await fsp.mkdir(at(dir, name)).catch((mkdirError: unknown) => {
             if (errnoCode(mkdirError) !== 'EEXIST') throw mkdirError;
           });

@@ -230,10 +230,17 @@ export function createFileTools(paths: CheckoutPaths, options: FileToolsOptions 
    */
   async function onFile<T>(input: string, base: string, access: { write: boolean }, body: (resolved: Resolved, shown: string) => Promise<T>): Promise<T> {
     const { segments, shown } = paths.fileArgument(input, base);
+    // As written, then at every directory the walk would create, then as resolved through symlinks.
+    const refuseProtected = (candidate: string[]) => {
+      if (isProtected(candidate)) throw protectedPath(shown);
+    };
+    if (access.write) refuseProtected(segments);
     for (let attempt = 1; ; attempt++) {
-      const resolved = await typedFs(shown, () => resolveBeneath(paths.real, roots, segments, { createDirectories: access.write, shown }));
+      const resolved = await typedFs(shown, () =>
+        resolveBeneath(paths.real, roots, segments, { createDirectories: access.write, shown, beforeCreate: refuseProtected }),
+      );
       try {
-        if (access.write && isProtected(resolved.segments)) throw protectedPath(shown);
+        if (access.write) refuseProtected(resolved.segments);
         return await body(resolved, shown);
       } catch (error) {
         if (!(error instanceof ChangedUnderfoot)) throw error;

@@ -27,6 +27,8 @@ export interface GitMounts {
   pinned: string[];
   /** Paths bound read-only over the checkout's read-write bind. */
   readOnly: string[];
+  /** The configured hooks directory when it does not exist yet: nothing to bind, so a run that creates it has it removed. */
+  absentHooks: string | null;
 }
 
 /** The git directory the checkout's `.git` is, when it is a real directory (not a symlink). */
@@ -49,64 +51,82 @@ function exists(file: string, kind: 'file' | 'directory'): boolean {
 }
 
 /**
- * The hooks directory the repository's own config names (core.hooksPath), absolute, when it lies in
- * the checkout. Read with `git config --file`, which parses only that file and runs nothing.
+ * The hooks directory git is configured with (core.hooksPath), absolute, when it lies in the
+ * checkout: the repository's own config first, then the worker user's global and the system
+ * config, as git's precedence has it. Each is read with `git config --file`/`--global`/`--system`,
+ * which parse that one file and run nothing. A relative value is relative to the working tree, so
+ * a global `.githooks` names a directory in this checkout too.
  */
 export function configuredHooksDirectory(rootReal: string, gitDir: string): string | null {
-  const result = spawnSync('git', ['config', '--file', path.join(gitDir, 'config'), '--get', 'core.hooksPath'], {
-    encoding: 'utf8',
-    timeout: 5000,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-  });
-  const value = result.status === 0 ? result.stdout.trim() : '';
-  // `~` is the operator's home, outside the checkout (and read-only in the sandbox).
-  if (value === '' || value.startsWith('~')) return null;
-  // A relative hooksPath is relative to the working tree's root.
-  const absolute = path.resolve(rootReal, value);
-  return isWithin(rootReal, absolute) ? absolute : null;
+  const scopes = [['--file', path.join(gitDir, 'config')], ['--global'], ['--system']];
+  for (const scope of scopes) {
+    const result = spawnSync('git', ['config', ...scope, '--get', 'core.hooksPath'], {
+      cwd: '/',
+      encoding: 'utf8',
+      timeout: 5000,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...(process.env.HOME ? { HOME: process.env.HOME } : {}) },
+    });
+    const value = result.status === 0 ? result.stdout.trim() : '';
+    if (value === '') continue;
+    // `~` is the operator's home, outside the checkout (and read-only in the sandbox).
+    if (value.startsWith('~')) return null;
+    const absolute = path.resolve(rootReal, value);
+    return isWithin(rootReal, absolute) ? absolute : null;
+  }
+  return null;
 }
 
 /** The sandbox mounts that protect the checkout's git metadata (none when it has no `.git` directory). */
 export function gitMounts(rootReal: string): GitMounts {
   const dotGit = path.join(rootReal, '.git');
   // A `.git` file (a linked worktree's "gitdir:" pointer) is bound read-only as a whole.
-  if (exists(dotGit, 'file')) return { pinned: [], readOnly: [dotGit] };
+  if (exists(dotGit, 'file')) return { pinned: [], readOnly: [dotGit], absentHooks: null };
   const gitDir = gitDirectoryOf(rootReal);
-  if (gitDir === null) return { pinned: [], readOnly: [] };
+  if (gitDir === null) return { pinned: [], readOnly: [], absentHooks: null };
   const readOnly: string[] = [];
   if (exists(path.join(gitDir, 'config'), 'file')) readOnly.push(path.join(gitDir, 'config'));
   if (exists(path.join(gitDir, 'hooks'), 'directory')) readOnly.push(path.join(gitDir, 'hooks'));
   const hooks = configuredHooksDirectory(rootReal, gitDir);
   if (hooks !== null && exists(hooks, 'directory') && !readOnly.includes(hooks)) readOnly.push(hooks);
-  return { pinned: [gitDir], readOnly };
+  const absentHooks = hooks !== null && !fs.existsSync(hooks) ? hooks : null;
+  return { pinned: [gitDir], readOnly, absentHooks };
 }
 
-/** Which redirecting files the git directory holds now; taken before a run, compared after it. */
-export function redirectFilesPresent(gitDir: string | null): Set<string> {
-  const present = new Set<string>();
-  if (gitDir === null) return present;
-  for (const name of GIT_REDIRECT_FILES) {
-    try {
-      fs.lstatSync(path.join(gitDir, name));
-      present.add(name);
-    } catch {
-      // absent
-    }
+/** What a run may plant that no mount can stop: the redirecting files and a hooks directory absent before it. */
+export interface GitPlantables {
+  gitDir: string | null;
+  /** Redirecting files present before the run (the operator's own are kept). */
+  redirectsBefore: Set<string>;
+  absentHooks: string | null;
+}
+
+/** Taken before a run, compared after it. */
+export function gitPlantablesBefore(rootReal: string, mounts: GitMounts): GitPlantables {
+  const gitDir = gitDirectoryOf(rootReal);
+  const redirectsBefore = new Set<string>();
+  for (const name of GIT_REDIRECT_FILES) if (gitDir !== null && lexists(path.join(gitDir, name))) redirectsBefore.add(name);
+  return { gitDir, redirectsBefore, absentHooks: mounts.absentHooks };
+}
+
+function lexists(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return true;
+  } catch {
+    return false;
   }
-  return present;
 }
 
 /**
- * Removes the redirecting files a run created (those absent from `before`) and returns their
- * root-relative names, for the notice the member gets.
+ * Removes what the run planted: redirecting files absent before it, and the configured hooks
+ * directory if it was absent before. Returns their root-relative names, for the member's notice.
  */
-export function removeNewRedirectFiles(rootReal: string, gitDir: string | null, before: ReadonlySet<string>): string[] {
-  const removed: string[] = [];
-  for (const name of redirectFilesPresent(gitDir)) {
-    if (before.has(name) || gitDir === null) continue;
-    const file = path.join(gitDir, name);
-    fs.rmSync(file, { recursive: true, force: true });
-    removed.push(path.relative(rootReal, file).split(path.sep).join('/'));
+export function removePlanted(rootReal: string, before: GitPlantables): string[] {
+  const planted: string[] = [];
+  for (const name of GIT_REDIRECT_FILES) {
+    if (before.gitDir !== null && !before.redirectsBefore.has(name) && lexists(path.join(before.gitDir, name))) planted.push(path.join(before.gitDir, name));
   }
-  return removed;
+  if (before.absentHooks !== null && lexists(before.absentHooks)) planted.push(before.absentHooks);
+  for (const file of planted) fs.rmSync(file, { recursive: true, force: true });
+  return planted.map((file) => path.relative(rootReal, file).split(path.sep).join('/'));
 }

@@ -76,7 +76,7 @@ describe('configuration and argv (pure)', () => {
       home: '/home/node',
       network: false,
       maskFiles: ['/etc/temporal/key.pem', '/srv/co/inside.pem'],
-      git: { pinned: ['/srv/co/.git', '/elsewhere/.git'], readOnly: ['/srv/co/.git/config', '/srv/co/.git/hooks'] },
+      git: { pinned: ['/srv/co/.git', '/elsewhere/.git'], readOnly: ['/srv/co/.git/config', '/srv/co/.git/hooks'], absentHooks: null },
     });
     expect(args).toEqual([
       '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net',

@@ -107,10 +107,36 @@ test('a commondir that would send git to a member-written config is removed when
     ].join('\n'),
   );
   expect(run.stdout).toContain('commondir=0'); // the write itself is possible: the sweep is what stops it
-  expect(run.notice).toMatch(/removed \.git\/commondir, \.git\/config\.worktree: git would read its configuration from elsewhere/);
+  expect(run.notice).toMatch(/removed \.git\/commondir, \.git\/config\.worktree: git would read its configuration or hooks from there/);
   expect(fs.existsSync(path.join(root, '.git', 'commondir'))).toBe(false);
   expect(fs.existsSync(path.join(root, '.git', 'config.worktree'))).toBe(false);
   operatorGitStatusRunsNothing();
+}, 30_000);
+
+test('a configured hooks directory that does not exist yet, also one a global relative core.hooksPath names, is removed when a run creates it', async () => {
+  const home = path.join(scratch, 'home');
+  fs.mkdirSync(home);
+  fs.writeFileSync(path.join(home, '.gitconfig'), '[core]\n\thooksPath = .githooks\n');
+  git('config', '--unset', 'core.hooksPath'); // only the global one names a directory now
+  const previousHome = process.env.HOME;
+  process.env.HOME = home;
+  try {
+    ({ runWorkTool } = createWorkToolActivities({ root }));
+    const write = await call('write_file', { path: '.githooks/pre-commit', content: `#!/bin/sh\ntouch ${marker}\n`, version: null });
+    expect([write.ok, write.result.error]).toEqual([false, 'ProtectedPath']);
+    expect(fs.existsSync(path.join(root, '.githooks'))).toBe(false); // refused before any directory was made
+    const run = await bash(
+      `mkdir .githooks && printf '#!/bin/sh\\ntouch ${marker}\\n' > .githooks/pre-commit && chmod +x .githooks/pre-commit; echo planted=$?`,
+    );
+    expect(run.stdout).toBe('planted=0\n'); // nothing to bind before it exists: the sweep is what stops it
+    expect(run.notice).toMatch(/removed \.githooks: git would read its configuration or hooks from there/);
+    expect(fs.existsSync(path.join(root, '.githooks'))).toBe(false);
+    fs.writeFileSync(path.join(root, 'a.txt'), 'three\n');
+    execFileSync('git', ['-C', root, 'commit', '-qam', 'operator commit'], { env: { ...process.env, HOME: home } });
+    expect(fs.existsSync(marker)).toBe(false);
+  } finally {
+    process.env.HOME = previousHome;
+  }
 }, 30_000);
 
 test('members still stage and commit with git in bash', async () => {
@@ -125,6 +151,7 @@ test('the file tools refuse git metadata, also through a symlink and in the conf
     { path: '.git/config', content: `[core]\n\tfsmonitor = ${payload()}\n` },
     { path: '.git/hooks/pre-commit', content: `#!/bin/sh\ntouch ${marker}\n` },
     { path: 'meta/hooks/post-checkout', content: `#!/bin/sh\ntouch ${marker}\n` },
+    { path: 'meta/new/dir/x', content: 'x\n' },
     { path: 'tools/hooks/pre-commit', content: `#!/bin/sh\ntouch ${marker}\n` },
     { path: '.git/commondir', content: '../evil\n' },
     { path: 'sub/.GIT/config', content: '[core]\n' },
@@ -137,5 +164,6 @@ test('the file tools refuse git metadata, also through a symlink and in the conf
   const edit = await call('edit_file', { path: '.git/config', version: read.result.version, oldText: '[core]', newText: '[core]\n\tpager = x' });
   expect([read.ok, edit.ok, edit.result.error]).toEqual([true, false, 'ProtectedPath']);
   expect(fs.existsSync(path.join(root, '.git', 'commondir'))).toBe(false);
+  expect(fs.existsSync(path.join(root, '.git', 'new'))).toBe(false); // no directory made inside .git through the symlink
   operatorGitStatusRunsNothing();
 }, 30_000);
