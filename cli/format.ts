@@ -1,11 +1,23 @@
-/** Plain-text tables and lines for the CLI. */
+/**
+ * Plain-text tables and lines for the CLI. Models and callers wrote most of what these show
+ * (subjects, names, messages, answers), so every such text passes terminalText
+ * (shared/inertText.ts): a table cell or one-line field on one line, a body with its line breaks,
+ * and no control character either way, so nothing printed can drive the terminal.
+ */
 import type { ConversationEntry, LeadAgentView, LiveStatus } from '../shared/contract';
+import type { InboxMessage } from '../shared/inbox';
+import { terminalText } from '../shared/inertText';
 import type { JsonValue } from '../shared/json';
 import type { TaskView, TeamView } from '../shared/team';
 import type { TeamEdge } from '../shared/teamEdges';
 import type { TeamHealth } from '../client/deadlines';
 
-function table(rows: string[][]): string {
+/** One line of Team text: its control characters replaced, its line breaks and tabs spaces. */
+const line = (text: string): string => terminalText(text, 'line');
+
+/** Every cell is one line, so no cell breaks its row or shifts the columns after it. */
+function table(cells: string[][]): string {
+  const rows = cells.map((r) => r.map(line));
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   return rows
     .map((r) =>
@@ -43,7 +55,13 @@ export function formatTasks(tasks: TaskView[]): string {
 }
 
 export function formatEdge(edge: TeamEdge): string {
-  return `#${edge.seq} ${edge.at} ${edge.kind} ${edge.subject}`;
+  return line(`#${edge.seq} ${edge.at} ${edge.kind} ${edge.subject}`);
+}
+
+/** `inbox`: one line per message, its sender and its content as JSON. */
+export function formatInbox(messages: InboxMessage[]): string {
+  if (messages.length === 0) return '(no messages)';
+  return messages.map((m) => line(`${m.from}: ${JSON.stringify(m.content)}`)).join('\n');
 }
 
 /** One line per conversation entry: turn, role, sender or tool, and the content (truncated unless `full`). */
@@ -57,9 +75,10 @@ export function formatConversation(entries: ConversationEntry[], options: { widt
       const calls = entry.toolCalls?.length ? ` -> ${entry.toolCalls.map((c) => c.name).join(', ')}` : '';
       const receipts = entry.receipts?.length ? ` [sends: ${entry.receipts.map((r) => (r.ok ? `${r.acceptance.to} ok` : `${r.type}`)).join(', ')}]` : '';
       const text = contentText(entry.content);
-      if (options.full) return `${head}${calls}${receipts}${text ? `:\n    ${text.split('\n').join('\n    ')}` : ''}`;
-      const line = `${head}${calls}${receipts}${text ? `: ${text.replace(/\s+/g, ' ').trim()}` : ''}`;
-      return line.length > width ? `${line.slice(0, Math.max(0, width - 1))}…` : line;
+      const title = line(`${head}${calls}${receipts}`);
+      if (options.full) return `${title}${text ? `:\n    ${terminalText(text, 'block').split('\n').join('\n    ')}` : ''}`;
+      const one = `${title}${text ? `: ${line(text).replace(/\s+/g, ' ').trim()}` : ''}`;
+      return one.length > width ? `${one.slice(0, Math.max(0, width - 1))}…` : one;
     })
     .join('\n');
 }
@@ -77,13 +96,14 @@ function contentText(content: JsonValue): string {
 
 /** The Lead agent in a few lines: status, turns, cwd, and the final answer when there is one. */
 export function formatAgentView(teamId: string, view: LeadAgentView): string {
-  if (!view.enabled) return `Team ${teamId}: the Lead is operator-driven (started without a prompt); it gives no answer`;
-  const lines = [`Team ${teamId}: Lead agent ${view.status}, ${view.turns} turn${view.turns === 1 ? '' : 's'}, profile ${view.profile}, cwd ${view.cwd}`];
+  if (!view.enabled) return line(`Team ${teamId}: the Lead is operator-driven (started without a prompt); it gives no answer`);
+  const lines = [line(`Team ${teamId}: Lead agent ${view.status}, ${view.turns} turn${view.turns === 1 ? '' : 's'}, profile ${view.profile}, cwd ${view.cwd}`)];
   if (view.finalAnswer !== null) {
     if (view.openTasksAtAnswer.length > 0) lines.push(`open tasks when it answered: ${view.openTasksAtAnswer.map((id) => `#${id}`).join(', ')}`);
-    lines.push('', view.finalAnswer);
+    // The answer is a body: its line breaks are its layout.
+    lines.push('', terminalText(view.finalAnswer, 'block'));
   } else {
-    lines.push(`no final answer yet; wait for it with: agent-teams answer ${teamId} --wait`);
+    lines.push(line(`no final answer yet; wait for it with: agent-teams answer ${teamId} --wait`));
   }
   return lines.join('\n');
 }
@@ -93,7 +113,7 @@ export function progressLine(view: LeadAgentView, edge: TeamEdge | null, last: {
   const parts: string[] = [];
   if (edge && !(edge.kind === 'status' && edge.subject.startsWith('lead:'))) parts.push(formatEdge(edge));
   if (view.status !== last.status || view.turns !== last.turns) {
-    parts.push(`lead: ${view.status}, turn ${view.turns}`);
+    parts.push(line(`lead: ${view.status}, turn ${view.turns}`));
     last.status = view.status;
     last.turns = view.turns;
   }
@@ -133,13 +153,14 @@ export function formatHealth(health: TeamHealth, advice: string, webUi: string |
   let task = 'workflow task: none pending';
   if (health.workflowTaskAttempt !== null) {
     task = health.workflowTaskAttempt > 1 ? `workflow task: failing, attempt ${health.workflowTaskAttempt}` : 'workflow task: pending (attempt 1)';
-    if (health.lastWorkflowTaskFailure) task += `\nlast workflow task failure: ${health.lastWorkflowTaskFailure}`;
+    // A workflow task failure's message may quote Team text (a subject, a name).
+    if (health.lastWorkflowTaskFailure) task += `\nlast workflow task failure: ${line(health.lastWorkflowTaskFailure)}`;
   }
   return [
-    `Team ${health.teamId}: ${health.status} (run ${health.runId}, ${health.historyLength} history events)`,
-    `task queue: ${health.taskQueue} (${pollers})`,
+    line(`Team ${health.teamId}: ${health.status} (run ${health.runId}, ${health.historyLength} history events)`),
+    line(`task queue: ${health.taskQueue} (${pollers})`),
     task,
-    `next: ${advice}`,
-    `Web UI: ${webUi ?? `set TEMPORAL_UI_URL to print a link (workflow id ${health.teamId})`}`,
+    line(`next: ${advice}`),
+    line(`Web UI: ${webUi ?? `set TEMPORAL_UI_URL to print a link (workflow id ${health.teamId})`}`),
   ].join('\n');
 }

@@ -16,7 +16,19 @@ import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TEAM_CALL_TIMED_OUT, TeamCal
 import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAgentOptions, type LeadAgentView, type ProfileName } from '../shared/contract';
 import type { JsonValue } from '../shared/json';
 import { LEAD, type TaskMutationResult, type TaskStatus } from '../shared/team';
-import { formatAgentView, formatConversation, formatEdge, formatHealth, formatRoster, formatTasks, progressLine, webUiLink, webUiTeamLink } from './format';
+import { terminalJson, terminalText } from '../shared/inertText';
+import {
+  formatAgentView,
+  formatConversation,
+  formatEdge,
+  formatHealth,
+  formatInbox,
+  formatRoster,
+  formatTasks,
+  progressLine,
+  webUiLink,
+  webUiTeamLink,
+} from './format';
 import { PANEL_BIND_ADDRESS_INVALID, PANEL_TOKEN_REQUIRED, allowedHostName, isBindAddress, isLoopback, startPanel } from './panel/server';
 import { DEFAULT_TIMEOUT_S, cliTimeoutMessage, commandPlan, parseSeconds, type CommandKind } from './timeouts';
 
@@ -115,8 +127,20 @@ function failure(type: string, message: string): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true });
 }
 
+/**
+ * The CLI's print boundary: everything it shows of a Team goes through here (stdout) or `warn`
+ * (stderr). Models and callers wrote much of it, so no control character reaches the terminal:
+ * tables and lines come from cli/format.ts on one line each, and this replaces whatever else is
+ * left but line breaks and tabs (terminalText); JSON keeps every value, C1 and bidi controls
+ * escaped as \uXXXX (terminalJson), as JSON.stringify does with C0.
+ */
 function print(options: GlobalOptions, value: unknown, human: () => string): void {
-  console.log(options.json ? JSON.stringify(value) : human());
+  console.log(options.json ? terminalJson(value) : terminalText(human(), 'block'));
+}
+
+/** stderr's side of the print boundary: progress, errors (a rejection's message may quote Team text). */
+function warn(text: string): void {
+  console.error(terminalText(text, 'block'));
 }
 
 /** Message text: JSON when it parses as JSON, otherwise the text itself. */
@@ -195,9 +219,13 @@ function describeAgent(agent: LeadAgentOptions | undefined, inheritFrom?: string
 /** The Web UI line after start/fork (human output only; --json carries `webUi`). */
 function printWebUi(options: GlobalOptions, target: Target, teamId: string, link: string | null): void {
   if (options.json) return;
-  console.log(link ? `Web UI: ${link}` : `Web UI: set TEMPORAL_UI_URL to print a link (workflow id ${teamId}, namespace ${target.namespace})`);
   const team = webUiTeamLink(target.address, target.namespace, teamId);
-  if (team) console.log(`Web UI, the whole Team: ${team}`);
+  print(options, null, () =>
+    [
+      link ? `Web UI: ${link}` : `Web UI: set TEMPORAL_UI_URL to print a link (workflow id ${teamId}, namespace ${target.namespace})`,
+      ...(team ? [`Web UI, the whole Team: ${team}`] : []),
+    ].join('\n'),
+  );
 }
 
 /** After start/fork: what was started and the Web UI link, then (with --wait) the Lead's answer. */
@@ -223,7 +251,7 @@ async function announceStarted(
 async function waitAndPrintAnswer(team: TeamClient, options: GlobalOptions, answerBy: number, afterMessageId?: string): Promise<LeadAgentView> {
   const last: { status?: string; turns?: number } = {};
   const timeoutMs = Math.max(1, answerBy - Date.now());
-  console.error(`waiting for ${team.teamId}'s Lead agent to answer (up to ${Math.round(timeoutMs / 1000)}s; Ctrl-C stops waiting, not the Team)…`);
+  warn(`waiting for ${team.teamId}'s Lead agent to answer (up to ${Math.round(timeoutMs / 1000)}s; Ctrl-C stops waiting, not the Team)…`);
   let view: LeadAgentView;
   try {
     view = await team.waitForAnswer({
@@ -231,7 +259,7 @@ async function waitAndPrintAnswer(team: TeamClient, options: GlobalOptions, answ
       ...(afterMessageId !== undefined ? { afterMessageId } : {}),
       onProgress: (current, edge) => {
         const line = progressLine(current, edge, last);
-        if (line) console.error(line);
+        if (line) warn(line);
       },
     });
   } catch (error) {
@@ -490,7 +518,7 @@ program
   .action(async (teamId: string) => {
     await withTeam(teamId, 'change', async (team, options) => {
       const messages = await team.readLeadInbox();
-      print(options, messages, () => (messages.length === 0 ? '(no messages)' : messages.map((m) => `${m.from}: ${JSON.stringify(m.content)}`).join('\n')));
+      print(options, messages, () => formatInbox(messages));
     });
   });
 
@@ -504,7 +532,7 @@ program
       'watch',
       async (team, options) => {
         const until = opts.for !== undefined ? Date.now() + opts.for * 1000 : Number.POSITIVE_INFINITY;
-        console.error(`watching ${teamId} (Ctrl-C to stop)…`);
+        warn(`watching ${teamId} (Ctrl-C to stop)…`);
         while (Date.now() < until) {
           const result = await team.waitForEdge(Math.max(1, Math.min(60_000, until - Date.now())));
           if (result.woke === 'edge') print(options, result.edge, () => formatEdge(result.edge));
@@ -529,7 +557,7 @@ program
   .description('close admission, stop every teammate and finish the Team (Lead only)')
   .action(async (teamId: string) => {
     await withTeam(teamId, 'dispose', async (team, options) => {
-      console.error(`disposing ${teamId}: stopping teammates…`);
+      warn(`disposing ${teamId}: stopping teammates…`);
       const view = await team.dispose();
       print(options, view, () => `disposed ${teamId}: ${view.members.map((m) => `${m.name} ${m.phase}`).join(', ') || 'no teammates'}`);
     });
@@ -598,14 +626,15 @@ function parsePort(value: string): number {
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {
+  // A Team's rejection quotes what it refused (a name, a subject): printed through warn like the rest.
   if (error instanceof ApplicationFailure) {
-    console.error(`error (${error.type ?? 'ApplicationFailure'}): ${error.message}`);
+    warn(`error (${error.type ?? 'ApplicationFailure'}): ${error.message}`);
   } else if (error instanceof InvalidArgumentError) {
-    console.error(`error (InvalidArgument): ${error.message}`);
+    warn(`error (InvalidArgument): ${error.message}`);
   } else if (error instanceof Error && error.name !== 'Error') {
-    console.error(`error (${error.name}): ${error.message}`);
+    warn(`error (${error.name}): ${error.message}`);
   } else {
-    console.error(`error: ${errorMessage(error)}`);
+    warn(`error: ${errorMessage(error)}`);
   }
   process.exit(1);
 });

@@ -3,7 +3,14 @@
  * is), its current details (what it does now), and each activity's summary (what this call is).
  * Pure text functions, bundled into workflow code; every text is one bounded string and carries no
  * tool arguments beyond a short command prefix, so nothing secret lands in the history's metadata.
+ *
+ * The Web UI renders all of these as Markdown, and a model or a caller chose every name in them
+ * (team id, member, model, tool name, bash command, workflow id): each such piece goes through
+ * markdownText (shared/inertText.ts), so it renders as the text it is and forms no link, image or
+ * HTML; only this module's fixed templates carry Markdown (`**Team**`, list items). Escape first,
+ * then cut (cutMarkdown), so a bound holds on what is stored and no cut splits an escape.
  */
+import { cutMarkdown, markdownText } from './inertText';
 import type { AgentStatus, LiveStatus } from './contract';
 import type { LeadState } from './lead/state';
 import type { MemberContext, TaskStatus } from './team';
@@ -44,33 +51,37 @@ export function leadContext(agent: { profile?: string } | undefined, forkOf?: st
 
 export function startMetadata(who: WorkflowIdentity): StartMetadata {
   const model = who.model ?? 'worker default';
-  const summary = `${who.name} · ${who.role} of Team ${who.teamId} · ${who.context} · model ${model}`;
+  const [teamId, name, context] = [markdownText(who.teamId), markdownText(who.name), markdownText(who.context)];
+  const summary = `${name} · ${who.role} of Team ${teamId} · ${context} · model ${markdownText(model)}`;
+  // Plain escaped text, not code spans: a code span shows backslashes literally, so it could not
+  // hold an escaped `{workflowId}`, which the Web UI would replace even inside one.
   const details = [
-    `- **Team**: ${code(who.teamId)}`,
-    `- **Member**: ${code(who.name)}`,
+    `- **Team**: ${teamId}`,
+    `- **Member**: ${name}`,
     `- **Role**: ${who.role}`,
-    `- **Context**: ${who.context}`,
-    `- **Model**: ${code(model)}`,
+    `- **Context**: ${context}`,
+    `- **Model**: ${markdownText(model)}`,
   ].join('\n');
-  return { staticSummary: oneLine(summary, MAX_SUMMARY_LENGTH), staticDetails: bounded(details, MAX_DETAILS_LENGTH) };
+  return { staticSummary: oneLine(summary, MAX_SUMMARY_LENGTH), staticDetails: cutMarkdown(details, MAX_DETAILS_LENGTH) };
 }
 
 // ---- current details -------------------------------------------------------------------------
 
-/** The step a running turn is at: `calling model`, `bash: npm test`, `task_update`. */
+/** The step a running turn is at: `calling model`, `bash: npm test`, `task\_update`. Markdown, escaped already. */
 export const MODEL_STEP = 'calling model';
 
+/** A tool call's step: the tool's name (the model chose it), or `bash: ` and the command's prefix; escaped Markdown. */
 export function toolStep(call: ToolCall): string {
-  if (call.name !== 'bash') return oneLine(call.name, MAX_SUMMARY_LENGTH);
+  if (call.name !== 'bash') return oneLine(markdownText(call.name), MAX_SUMMARY_LENGTH);
   const prefix = commandPrefix(call.argumentsJson);
-  return oneLine(prefix ? `bash: ${prefix}` : 'bash', MAX_SUMMARY_LENGTH);
+  return oneLine(prefix ? `bash: ${markdownText(prefix)}` : 'bash', MAX_SUMMARY_LENGTH);
 }
 
 export interface MemberActivity {
   status: LiveStatus | AgentStatus;
   /** The turn running or last run; 0 before the first. */
   turn: number;
-  /** What the running turn does now; ignored unless running. */
+  /** What the running turn does now (MODEL_STEP or a toolStep: Markdown, escaped already); ignored unless running. */
   step: string | null;
 }
 
@@ -96,30 +107,31 @@ export function leadDetails(state: Pick<LeadState, 'team' | 'liveStatus'>, agent
   const tasks = (Object.keys(counts) as TaskStatus[]).filter((status) => counts[status] > 0).map((status) => `${counts[status]} ${status.replace('_', ' ')}`);
   const roster = `${live.length} member${live.length === 1 ? '' : 's'} active${running.length > 0 ? ` (${running.length} running)` : ''}`;
   const line = `${roster} · tasks: ${tasks.length > 0 ? tasks.join(', ') : 'none'} · admission ${state.team.admission}`;
-  return bounded(agent ? `${line}\n\nlead: ${memberDetails(agent)}` : line, MAX_DETAILS_LENGTH);
+  return cutMarkdown(agent ? `${line}\n\nlead: ${memberDetails(agent)}` : line, MAX_DETAILS_LENGTH);
 }
 
 // ---- activity summaries ----------------------------------------------------------------------
 
 /** `lead · callModel turn 3 step 2`. */
 export function modelCallSummary(name: string, turn: number, step: number): string {
-  return oneLine(`${name} · callModel turn ${turn} step ${step + 1}`, MAX_SUMMARY_LENGTH);
+  return oneLine(`${markdownText(name)} · callModel turn ${turn} step ${step + 1}`, MAX_SUMMARY_LENGTH);
 }
 
 /** `parser-dev · bash: npm test`, `parser-dev · task_update`. */
 export function toolCallSummary(name: string, call: ToolCall): string {
-  return oneLine(`${name} · ${toolStep(call)}`, MAX_SUMMARY_LENGTH);
+  return oneLine(`${markdownText(name)} · ${toolStep(call)}`, MAX_SUMMARY_LENGTH);
 }
 
 /** The Lead's control activities: `lead · stopTeammate parser-dev`. */
 export function controlSummary(activity: 'stopTeammate' | 'reconcileTeammate', workflowId: string): string {
-  return oneLine(`lead · ${activity} ${workflowId}`, MAX_SUMMARY_LENGTH);
+  return oneLine(`lead · ${activity} ${markdownText(workflowId)}`, MAX_SUMMARY_LENGTH);
 }
 
 /**
  * The first words of a bash command, for a summary: at most three, stopping before the first
  * that looks like an assignment, a URL or a credential (`=`, `:`, `@`), each cut short, at most
- * COMMAND_PREFIX_LENGTH characters in all. Empty when the arguments are not a command.
+ * COMMAND_PREFIX_LENGTH characters in all. Empty when the arguments are not a command. Plain
+ * text, not Markdown: callers escape it (toolStep).
  */
 export function commandPrefix(argumentsJson: string): string {
   let command: unknown;
@@ -141,17 +153,11 @@ export function commandPrefix(argumentsJson: string): string {
 
 // ---- text bounds -----------------------------------------------------------------------------
 
-/** Control characters and line breaks become spaces; cut to `max` characters with an ellipsis. */
+/**
+ * Control characters and line breaks become spaces; cut to `max` characters with an ellipsis,
+ * never inside an escape. `text` is Markdown built from markdownText pieces and fixed templates.
+ */
 export function oneLine(text: string, max: number): string {
   // eslint-disable-next-line no-control-regex
-  return bounded(text.replace(/[\u0000-\u001f\u007f]+/g, ' '), max);
-}
-
-function bounded(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-/** An inline code span that user strings (ids, names, models) cannot break out of. */
-function code(text: string): string {
-  return `\`${text.replace(/[`\n\r]/g, "'")}\``;
+  return cutMarkdown(text.replace(/[\u0000-\u001f\u007f]+/g, ' '), max);
 }

@@ -134,6 +134,35 @@ test('a Team started from the CLI with a prompt runs a Lead agent and two teamma
   expect((await cli('dispose', teamId)).stdout).toMatch(/disposed .*parser-dev stopped, test-writer stopped/);
 });
 
+test('a task subject carrying terminal escapes prints inert from the real CLI: tasks, --json tasks, and an error quoting a name', async () => {
+  const teamId = uniqueId('cli-escapes');
+  // OSC 52 (write the clipboard), CSI 2J (clear the screen), a one-byte C1 CSI, and RLO.
+  const subject = 'Fix the parser \u001b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\u0007\u001b[2J\u009b2J \u202etxt.exe';
+  // eslint-disable-next-line no-control-regex
+  const active = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+  expect((await cli('start', teamId, '--task-queue', env.worker.taskQueue)).code).toBe(0);
+  try {
+    const created = await cli('task', 'create', teamId, subject);
+    expect(created.code).toBe(0);
+    expect(created.stdout).not.toMatch(active);
+    const tasks = await cli('tasks', teamId);
+    expect(tasks.code).toBe(0);
+    expect(tasks.stdout).not.toMatch(active);
+    expect(tasks.stdout).toContain('Fix the parser \ufffd]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\ufffd\ufffd[2J\ufffd2J \ufffdtxt.exe');
+    // JSON keeps the subject exactly, with no raw control in what reaches the terminal.
+    const json = await cli('--json', 'tasks', teamId);
+    expect(json.stdout).not.toMatch(active);
+    expect((JSON.parse(json.stdout) as { subject: string }[]).map((t) => t.subject)).toEqual([subject]);
+    // A rejection that quotes what it refused goes to stderr through the same boundary.
+    const unknown = await cli('send', teamId, 'zed\u001b[2J\u202e', 'hi');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error \(/);
+    expect(unknown.stderr).not.toMatch(active);
+  } finally {
+    await cli('dispose', teamId);
+  }
+});
+
 /** Far beyond the deadlines below plus a CLI process's start-up; a command that hangs is killed here. */
 const KILL_AFTER_MS = 90_000;
 

@@ -123,7 +123,7 @@ describe('the Temporal Web UI as a Team dashboard', () => {
     // Static summary and details: the Team, the member, its role, context and model.
     const leadDescription = await lead.describe();
     expect(await leadDescription.staticSummary()).toBe(`lead · lead of Team ${teamId} · agent, team profile · model scripted`);
-    expect(await leadDescription.staticDetails()).toContain(`- **Team**: \`${teamId}\``);
+    expect(await leadDescription.staticDetails()).toContain(`- **Team**: ${teamId}`);
     const mateDescription = await mate.describe();
     expect(await mateDescription.staticSummary()).toBe(`parser-dev · teammate of Team ${teamId} · fresh · model scripted`);
     expect(await mateDescription.staticDetails()).toContain('- **Role**: teammate');

