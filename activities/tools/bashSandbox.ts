@@ -1,28 +1,50 @@
 /**
- * The bubblewrap sandbox the `bash` work tool runs in (issue 9): a cleared environment plus an
- * allow-list, new PID/IPC/UTS (and, unless opted in, network) namespaces with a fresh /proc, the
- * filesystem read-only except the checkout (bound read-write at its real path), a private tmpfs
- * /tmp and HOME (the worker's HOME is hidden), credential files the worker names masked, and the
- * checkout's git metadata pinned and its configuration read-only (gitProtection.ts).
+ * The bubblewrap sandbox the `bash` work tool runs in (issues 9 and 21):
  *
- * `bwrapArgs` and `sandboxEnv` are pure; `probeSandbox` runs `bwrap ... true` once to tell whether
- * the sandbox can start here; `checkBashSandbox` is what a worker calls at start-up to log it.
+ * - a cleared environment plus an allow-list;
+ * - new user (with no further user namespaces), PID, IPC, UTS and, unless opted in, network
+ *   namespaces, no capabilities, and a fresh /proc;
+ * - private mounts: only the system directories commands need (SYSTEM_PATHS, plus the deployment's
+ *   AGENT_TEAMS_BASH_BIND) read-only; /tmp, HOME, /run and /dev/shm private tmpfs of a fixed size;
+ *   /home, /root, /var, /sys, other users' files and every socket of the host's are not there; the
+ *   rest of the root is an empty read-only tmpfs;
+ * - the checkout read-write at its real path, its git metadata pinned and its configuration
+ *   read-only (gitProtection.ts), and the credential files the worker names masked;
+ * - each process under prlimit's RLIMITs (sandboxLimits.ts), the whole command in a cgroup where
+ *   the worker can make one (sandboxCgroup.ts), run as a user that is never root (sandboxIdentity.ts).
+ *
+ * `bwrapArgs`, `sandboxCommand` and `sandboxEnv` are pure; `probeSandbox` runs the sandbox once to
+ * tell whether it starts here; `checkBashSandbox` is what a worker calls at start-up to log it.
  *
  * Configuration (environment of the worker):
- * - AGENT_TEAMS_BASH_SANDBOX=none: run bash unsandboxed, as before (logged as a warning);
- * - AGENT_TEAMS_BASH_NETWORK=on: keep the host's network inside the sandbox;
- * - AGENT_TEAMS_BASH_ENV=NAME,NAME: worker variables passed into the sandbox besides PATH, LANG, TERM.
+ * - AGENT_TEAMS_BASH_SANDBOX=none: run bash unsandboxed (logged as a warning);
+ * - AGENT_TEAMS_BASH_NETWORK=on: keep the host's network inside the sandbox (see docs/security.md);
+ * - AGENT_TEAMS_BASH_ENV=NAME,NAME: worker variables passed into the sandbox besides PATH, LANG, TERM;
+ * - AGENT_TEAMS_BASH_BIND=/opt/tool,...: more host directories bound read-only;
+ * - AGENT_TEAMS_BASH_LIMITS, AGENT_TEAMS_BASH_USER, AGENT_TEAMS_BASH_CGROUP: see the modules above.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { GitMounts } from './gitProtection';
 import { isWithin } from './paths';
+import { BASH_LIMITS_ENV, parseSandboxLimits, prlimitArgs, RUN_BYTES, SandboxConfigInvalid, type SandboxLimits, SHM_BYTES } from './sandboxLimits';
+import { type FileOwner, sandboxIdentity } from './sandboxIdentity';
 
 export const BASH_SANDBOX_ENV = 'AGENT_TEAMS_BASH_SANDBOX';
 export const BASH_NETWORK_ENV = 'AGENT_TEAMS_BASH_NETWORK';
 export const BASH_ENV_ALLOW_ENV = 'AGENT_TEAMS_BASH_ENV';
+export const BASH_BIND_ENV = 'AGENT_TEAMS_BASH_BIND';
 export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
+
+/**
+ * What commands need of the host, bound read-only when present: programs and libraries (/usr and
+ * the merged-/usr links to it), and /etc (users, name service, TLS roots, alternatives). /etc holds
+ * no socket, and the files in it only root may read stay unreadable, since bash is never root.
+ */
+export const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'] as const;
+/** Paths a deployment may not bind: they hold other users' files and the host's sockets. */
+const UNBINDABLE = ['/', '/home', '/root', '/run', '/var/run', '/tmp', '/var', '/proc', '/sys', '/dev'];
 
 /** Always passed into the sandbox when the worker has them (HOME is set to the sandbox's own). */
 const BASE_ALLOWED_ENV = ['PATH', 'LANG', 'TERM'];
@@ -38,6 +60,9 @@ export interface BashSandboxConfig {
   network: boolean;
   /** Extra worker variables passed into the sandbox. */
   allowEnv: string[];
+  /** Extra host directories bound read-only (absolute; AGENT_TEAMS_BASH_BIND). */
+  binds: string[];
+  limits: SandboxLimits;
 }
 
 type Env = Record<string, string | undefined>;
@@ -49,7 +74,22 @@ export function sandboxConfigFromEnv(env: Env = process.env): BashSandboxConfig 
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
-  return { mode, bwrapPath: DEFAULT_BWRAP_PATH, network, allowEnv };
+  return { mode, bwrapPath: DEFAULT_BWRAP_PATH, network, allowEnv, binds: parseBinds(env[BASH_BIND_ENV]), limits: parseSandboxLimits(env[BASH_LIMITS_ENV]) };
+}
+
+/** AGENT_TEAMS_BASH_BIND: absolute host directories; throws SandboxConfigInvalid for one that would show what the sandbox hides. */
+export function parseBinds(raw: string | undefined): string[] {
+  const binds: string[] = [];
+  for (const entry of (raw ?? '').split(',').map((part) => part.trim())) {
+    if (entry === '') continue;
+    const dir = path.resolve(entry);
+    if (!path.isAbsolute(entry)) throw new SandboxConfigInvalid(`${BASH_BIND_ENV}: ${JSON.stringify(entry)} is not an absolute path`);
+    if (UNBINDABLE.some((hidden) => dir === hidden || (hidden !== '/' && isWithin(hidden, dir)))) {
+      throw new SandboxConfigInvalid(`${BASH_BIND_ENV}: ${dir} lies in ${UNBINDABLE.filter((hidden) => hidden !== '/').join(', ')} or is /, which the sandbox keeps private; bind the toolchain's own directory (e.g. /opt/toolchain)`);
+    }
+    binds.push(dir);
+  }
+  return binds;
 }
 
 /**
@@ -83,6 +123,24 @@ export function sandboxEnv(workerEnv: Env, config: Pick<BashSandboxConfig, 'allo
   return env;
 }
 
+/** A host path as the sandbox shows it: a directory bound read-only, or a symlink recreated (merged /usr). */
+export type SystemMount = { kind: 'directory'; path: string } | { kind: 'symlink'; path: string; target: string };
+
+/** SYSTEM_PATHS and the deployment's binds as they are on this host (missing ones left out). */
+export function systemMounts(binds: readonly string[] = []): SystemMount[] {
+  const mounts: SystemMount[] = [];
+  for (const dir of [...SYSTEM_PATHS, ...binds]) {
+    try {
+      const stat = fs.lstatSync(dir);
+      if (stat.isSymbolicLink()) mounts.push({ kind: 'symlink', path: dir, target: fs.readlinkSync(dir) });
+      else if (stat.isDirectory()) mounts.push({ kind: 'directory', path: dir });
+    } catch {
+      // not on this host
+    }
+  }
+  return mounts;
+}
+
 export interface BwrapArgsOptions {
   /** The checkout's real path: bound read-write at the same path. */
   root: string;
@@ -91,6 +149,9 @@ export interface BwrapArgsOptions {
   /** The sandbox's HOME (see sandboxHome). */
   home: string;
   network: boolean;
+  /** What of the host is shown (systemMounts). */
+  system: readonly SystemMount[];
+  limits: Pick<SandboxLimits, 'tmp' | 'home'>;
   /** Files to hide behind /dev/null (credential files outside the checkout). */
   maskFiles?: string[];
   /** The checkout's git metadata: pinned directories and read-only paths inside the checkout (gitProtection.ts). */
@@ -101,20 +162,46 @@ export interface BwrapArgsOptions {
 export function bwrapArgs(options: BwrapArgsOptions): string[] {
   // --cap-drop ALL: a worker running as root would otherwise hand the command every capability,
   // and with CAP_SYS_ADMIN it could unmount the read-only binds below (seen: umount .git/config).
-  const args = ['--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
+  // --disable-userns: a nested user namespace could mount a tmpfs of any size.
+  const args = ['--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
   if (!options.network) args.push('--unshare-net');
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-  if (options.home !== '/tmp') args.push('--tmpfs', options.home);
-  for (const file of options.maskFiles ?? []) {
-    if (!isWithin(options.root, file)) args.push('--ro-bind', '/dev/null', file);
+  for (const mount of options.system) {
+    if (mount.kind === 'symlink') args.push('--symlink', mount.target, mount.path);
+    else args.push('--ro-bind', mount.path, mount.path);
   }
-  // Last, so the checkout shows through the tmpfs mounts even when it lies under /tmp or HOME.
+  const tmpfs = (size: number, dir: string, perms = '0755') => args.push('--perms', perms, '--size', String(size), '--tmpfs', dir);
+  args.push('--dev', '/dev', '--proc', '/proc');
+  tmpfs(SHM_BYTES, '/dev/shm', '1777');
+  tmpfs(RUN_BYTES, '/run');
+  tmpfs(options.limits.tmp, '/tmp', '1777');
+  args.push('--symlink', '../run', '/var/run', '--symlink', '../tmp', '/var/tmp');
+  if (options.home !== '/tmp') tmpfs(options.limits.home, options.home, '0700');
+  for (const file of options.maskFiles ?? []) {
+    if (!isWithin(options.root, file) && options.system.some((mount) => mount.kind === 'directory' && isWithin(mount.path, file))) args.push('--ro-bind', '/dev/null', file);
+  }
+  // After the tmpfs mounts, so the checkout shows through them even when it lies under /tmp or HOME.
   args.push('--bind', options.root, options.root);
   // Over the checkout's bind: git metadata pinned, then its configuration read-only.
   for (const dir of options.git?.pinned ?? []) if (isWithin(options.root, dir)) args.push('--bind', dir, dir);
   for (const file of options.git?.readOnly ?? []) if (isWithin(options.root, file)) args.push('--ro-bind', file, file);
-  args.push('--chdir', options.cwd, '--');
+  // The root and /dev bwrap made are tmpfs of RAM: read-only, nothing can be written outside the sized mounts.
+  args.push('--remount-ro', '/dev', '--remount-ro', '/', '--chdir', options.cwd, '--');
   return args;
+}
+
+/** The descriptor the supervisor reports the private tmpfs mounts' free space on, after bash exits. */
+export const TMPFS_REPORT_FD = 5;
+
+/**
+ * What bwrap runs: prlimit's RLIMITs over a small supervisor (sh) that runs `bash -c script`
+ * without the report descriptor, then writes `dir free total` (blocks) of each private tmpfs on
+ * it, so a full one is told apart from a command that failed. The member can kill the supervisor;
+ * it then loses that report, not the limit.
+ */
+export function sandboxCommand(limits: SandboxLimits, script: string, home: string): string[] {
+  const dirs = ['/tmp', '/dev/shm', '/run', ...(home === '/tmp' ? [] : [home])].map((dir) => `'${dir.replaceAll("'", "'\\''")}'`).join(' ');
+  const supervisor = `/bin/bash -c "$1" ${TMPFS_REPORT_FD}>&-; status=$?; stat -f -c '%n %a %b' ${dirs} >&${TMPFS_REPORT_FD} 2>/dev/null; exit $status`;
+  return ['/usr/bin/prlimit', ...prlimitArgs(limits), '--', '/bin/sh', '-c', supervisor, 'sh', script];
 }
 
 /** Credential files the worker's environment names that exist as regular files. */
@@ -135,14 +222,15 @@ export function credentialFiles(workerEnv: Env): string[] {
 
 export type ProbeResult = { ok: true } | { ok: false; reason: string };
 
-/** Runs `bwrap <args> true` in root (with the mounts bash gets) to tell whether the sandbox starts on this machine. */
+/** Runs `true` in the sandbox bash gets (mounts, limits, user) in root, to tell whether it starts on this machine. */
 export function probeSandbox(
   config: BashSandboxConfig,
   root: string,
-  mounts: { home?: string; maskFiles?: string[] } = {},
+  mounts: { home?: string; maskFiles?: string[]; user?: FileOwner | null } = {},
   timeoutMs = 10_000,
 ): Promise<ProbeResult> {
-  const args = bwrapArgs({ root, cwd: root, home: mounts.home ?? '/tmp', network: config.network, maskFiles: mounts.maskFiles ?? [] });
+  const home = mounts.home ?? '/tmp';
+  const args = bwrapArgs({ root, cwd: root, home, network: config.network, system: systemMounts(config.binds), limits: config.limits, maskFiles: mounts.maskFiles ?? [] });
   return new Promise((resolve) => {
     let stderr = '';
     let done = false;
@@ -152,7 +240,11 @@ export function probeSandbox(
       clearTimeout(timer);
       resolve(result);
     };
-    const child = spawn(config.bwrapPath, [...args, 'true'], { env: { PATH: DEFAULT_PATH }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(config.bwrapPath, [...args, ...sandboxCommand(config.limits, 'true', home)], {
+      env: { PATH: DEFAULT_PATH },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      ...(mounts.user ? { uid: mounts.user.uid, gid: mounts.user.gid } : {}),
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       settle({ ok: false, reason: `${config.bwrapPath} did not start within ${timeoutMs} ms` });
@@ -192,6 +284,12 @@ export async function checkBashSandbox(
   root: string,
   log: SandboxLog = console,
 ): Promise<ProbeResult | { ok: true; unsandboxed: true }> {
+  const real = fs.realpathSync(root);
+  const identity = sandboxIdentity(real, process.env);
+  if (!identity.ok) {
+    log.error(`bash unavailable, bash calls will fail with SandboxUnavailable: ${identity.reason}`);
+    return { ok: false, reason: identity.reason };
+  }
   if (config.mode === 'none') {
     log.warn(
       `${BASH_SANDBOX_ENV}=none: bash runs UNSANDBOXED as the worker's user, with the worker's environment (minus MODEL_API_KEY and TEMPORAL_API_KEY), ` +
@@ -199,9 +297,9 @@ export async function checkBashSandbox(
     );
     return { ok: true, unsandboxed: true };
   }
-  const real = fs.realpathSync(root);
-  const probe = await probeSandbox(config, real, { home: sandboxHome(real, process.env.HOME), maskFiles: credentialFiles(process.env) });
-  if (probe.ok) log.info?.(`bash sandbox: bubblewrap (${config.bwrapPath}), network ${config.network ? 'on' : 'off'}`);
+  const probe = await probeSandbox(config, real, { home: sandboxHome(real, process.env.HOME), maskFiles: credentialFiles(process.env), user: identity.run });
+  const user = identity.run ? `uid ${identity.run.uid}` : 'the worker\'s user';
+  if (probe.ok) log.info?.(`bash sandbox: bubblewrap (${config.bwrapPath}) as ${user}, network ${config.network ? 'on' : 'off'}`);
   else log.error(`bash sandbox unavailable, bash calls will fail with SandboxUnavailable: ${probe.reason}. Fix it, or opt out with ${BASH_SANDBOX_ENV}=none`);
   return probe;
 }

@@ -46,6 +46,8 @@ export interface BeneathOptions {
   beforeCreate?: (segments: string[]) => void;
   /** The path as the model wrote it, root-relative, for messages. */
   shown: string;
+  /** Who owns a directory the walk creates (bash's user, when the worker runs as root). */
+  owner?: { uid: number; gid: number };
 }
 
 function outside(shown: string, how: string): WorkToolError {
@@ -138,9 +140,14 @@ export async function resolveBeneath(rootPath: string, roots: readonly string[],
         const code = errnoCode(error);
         if (code === 'ENOENT' && options.createDirectories) {
           options.beforeCreate?.([...names, name]);
-          await fsp.mkdir(at(dir, name)).catch((mkdirError: unknown) => {
-            if (errnoCode(mkdirError) !== 'EEXIST') throw mkdirError;
-          });
+          const made = await fsp.mkdir(at(dir, name)).then(
+            () => true,
+            (mkdirError: unknown) => {
+              if (errnoCode(mkdirError) !== 'EEXIST') throw mkdirError;
+              return false;
+            },
+          );
+          if (made && options.owner) await fsp.lchown(at(dir, name), options.owner.uid, options.owner.gid);
           pending.unshift(name);
           continue;
         }

@@ -30,6 +30,7 @@ import { defineTool } from '../../shared/tools/tool';
 import { at, type Resolved, resolveBeneath } from './beneath';
 import type { WorkToolContext } from './context';
 import { type CheckoutPaths, errnoCode } from './paths';
+import type { FileOwner } from './sandboxIdentity';
 
 // O_NONBLOCK: opening a FIFO a member made must not hang the tool (it is then refused as not a regular file).
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
@@ -91,6 +92,8 @@ interface Current {
   dev: number;
   ino: number;
   mode: number;
+  uid: number;
+  gid: number;
 }
 
 /** Thrown when the last component became a symlink between resolving and opening it. */
@@ -100,7 +103,7 @@ class ChangedUnderfoot extends Error {}
  * Replaces `resolved` atomically: a temporary file created in the same directory descriptor, then a
  * rename there, but only while the name still holds `current` (or nothing, for a new file).
  */
-async function writeAtomically(resolved: Resolved, current: Current | null, content: string, shown: string): Promise<void> {
+async function writeAtomically(resolved: Resolved, current: Current | null, content: string, shown: string, owner: FileOwner | undefined): Promise<void> {
   const temporary = `.${resolved.name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const mode = current === null ? 0o666 : current.mode;
   const handle = await fsp.open(at(resolved.dir, temporary), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
@@ -108,6 +111,8 @@ async function writeAtomically(resolved: Resolved, current: Current | null, cont
     try {
       await handle.writeFile(content);
       if (current !== null) await handle.chmod(current.mode);
+      // A worker running as root keeps what it writes bash's (sandboxIdentity.ts): a replaced file keeps its owner.
+      if (owner !== undefined) await handle.chown(current?.uid ?? owner.uid, current?.gid ?? owner.gid);
     } finally {
       await handle.close();
     }
@@ -183,7 +188,7 @@ async function readCurrent(resolved: Resolved, shown: string): Promise<Current |
           `${shown} has ${stat.size} bytes, more than the file tools handle (${LIMITS.maxFileBytes}); inspect it with bash (head, sed -n, grep)`,
         );
       }
-      return { bytes: await handle.readFile(), dev: stat.dev, ino: stat.ino, mode: stat.mode & 0o7777 };
+      return { bytes: await handle.readFile(), dev: stat.dev, ino: stat.ino, mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid };
     } finally {
       await handle.close();
     }
@@ -212,6 +217,8 @@ function protectedPath(shown: string): WorkToolError {
 export interface FileToolsOptions {
   /** Root-relative components under which the file tools never write (git's hooks directory), besides every `.git`. */
   protectedPrefixes?: readonly string[][];
+  /** Who owns what the tools create (a root worker's writes stay writable by bash's user); default: this process. */
+  owner?: FileOwner;
 }
 
 /** read_file, write_file and edit_file over the checkout `paths` contains; one lock table for the writes. */
@@ -237,7 +244,7 @@ export function createFileTools(paths: CheckoutPaths, options: FileToolsOptions 
     if (access.write) refuseProtected(segments);
     for (let attempt = 1; ; attempt++) {
       const resolved = await typedFs(shown, () =>
-        resolveBeneath(paths.real, roots, segments, { createDirectories: access.write, shown, beforeCreate: refuseProtected }),
+        resolveBeneath(paths.real, roots, segments, { createDirectories: access.write, shown, beforeCreate: refuseProtected, ...(options.owner ? { owner: options.owner } : {}) }),
       );
       try {
         if (access.write) refuseProtected(resolved.segments);
@@ -287,7 +294,7 @@ export function createFileTools(paths: CheckoutPaths, options: FileToolsOptions 
             throw new WorkToolError(E.staleVersion, `${shown} does not exist any more; read the directory again, and pass version null to create it`);
           }
           if (input.version !== null && input.version !== currentVersion) throw stale(shown, currentVersion ?? 'none');
-          await typedFs(shown, () => writeAtomically(resolved, current, input.content, shown));
+          await typedFs(shown, () => writeAtomically(resolved, current, input.content, shown, options.owner));
           return { path: shown, version: intended, bytes };
         }),
       );
@@ -320,7 +327,7 @@ export function createFileTools(paths: CheckoutPaths, options: FileToolsOptions 
             throw new WorkToolError(E.fileTooLarge, `the edit would make ${shown} ${bytes} bytes, more than the file tools handle (${LIMITS.maxFileBytes})`);
           }
           const updated = text.split(input.oldText).join(input.newText);
-          await typedFs(shown, () => writeAtomically(resolved, current, updated, shown));
+          await typedFs(shown, () => writeAtomically(resolved, current, updated, shown, options.owner));
           return { path: shown, version: versionOf(updated), replacements: occurrences };
         }),
       );

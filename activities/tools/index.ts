@@ -20,6 +20,7 @@ import { createFileTools } from './files';
 import { assertCheckoutIsNotWorkerCode } from './checkoutGuard';
 import { configuredHooksDirectory, gitDirectoryOf } from './gitProtection';
 import { checkoutPaths } from './paths';
+import { sandboxIdentity } from './sandboxIdentity';
 
 /** The configured hooks directory, root-relative, when the repository names one inside the checkout. */
 function protectedHooksPrefixes(rootReal: string): string[][] {
@@ -56,7 +57,10 @@ export function createWorkToolActivities(options: WorkToolOptions) {
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1000,
   });
-  const fileTools = createFileTools(paths, { protectedPrefixes: protectedHooksPrefixes(paths.real) });
+  // A worker running as root writes files as bash's user, so bash can change them afterwards.
+  const identity = sandboxIdentity(paths.real, options.env ?? process.env);
+  const owner = identity.ok && identity.run !== null ? { owner: identity.run } : {};
+  const fileTools = createFileTools(paths, { protectedPrefixes: protectedHooksPrefixes(paths.real), ...owner });
   const tools = new Map<string, AnyTool<WorkToolContext>>([...fileTools, bash].map((tool) => [tool.name, tool as AnyTool<WorkToolContext>]));
 
   async function runWorkTool(input: RunWorkToolInput): Promise<RunWorkToolOutput> {

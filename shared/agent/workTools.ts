@@ -40,6 +40,8 @@ export const WORK_TOOL_ERRORS = {
   protectedPath: 'ProtectedPath',
   /** bash only: the sandbox (bubblewrap) cannot start on this worker; nothing ran. */
   sandboxUnavailable: 'SandboxUnavailable',
+  /** bash only: the command hit a limit of its sandbox (memory, processes, a tmpfs, output, ...); the message names it and its value. */
+  sandboxLimit: 'SandboxLimit',
 } as const;
 
 /** A typed tool failure: `runToolCall` reports `type` and `message` to the model. */

@@ -1,6 +1,7 @@
 /** Helpers for integration tests on the real dev server started by globalSetup. */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
+import { giveToBash } from './bashUser';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -41,9 +42,9 @@ export interface RunningWorker {
   stop: () => Promise<void>;
 }
 
-/** A fresh directory standing in for the shared checkout, so work tools never touch the repository. */
+/** A fresh directory standing in for the shared checkout, so work tools never touch the repository; bash's to write (bashUser.ts). */
 export function tempCheckout(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-'));
+  return giveToBash(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-')));
 }
 
 /** An in-process worker on its own task queue, running until stop(). Work tools act on `checkoutRoot` (default: a temp dir). */

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { address } from './temporal';
+import { address, tempCheckout } from './temporal';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -38,7 +38,7 @@ export async function spawnWorkerProcess(taskQueue: string, options: WorkerProce
       ...(options.command?.env ?? process.env),
       TEMPORAL_ADDRESS: address(),
       TEMPORAL_TASK_QUEUE: taskQueue,
-      AGENT_TEAMS_CHECKOUT: options.checkoutRoot ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-')),
+      AGENT_TEAMS_CHECKOUT: options.checkoutRoot ?? tempCheckout(),
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
