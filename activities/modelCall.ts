@@ -16,6 +16,7 @@ import type { ModelErrorKind, ModelProvider, ModelRequest, ModelResponse, ToolSp
 import { ModelCallError } from '../shared/model';
 import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../shared/limits';
 import { errorMessage } from '../shared/errors';
+import { redactErrorCredentials, redactUrlCredentials } from '../shared/redact';
 import type { CallModelInput, ModelActivities } from '../shared/contract';
 import { ScriptExhaustedError } from './providers/scriptedProvider';
 
@@ -71,10 +72,17 @@ function isAbortError(error: unknown): boolean {
  *                         ...but a retryable one whose retryAfterMs is over MODEL_RETRY_AFTER_CAP_MS:
  *                         non-retryable 'ModelRetryAfterTooLong', details [{kind, status, retryAfterMs, capMs}]
  *  - ScriptExhaustedError non-retryable ApplicationFailure 'ScriptedModelExhausted'
- *  - AbortError, CancelledFailure, ApplicationFailure and other errors: unchanged
+ *  - AbortError, CancelledFailure, ApplicationFailure and other errors: the same error (redacted, below)
  *  - a non-Error value: wrapped in an Error
+ * Whatever it returns has URL credentials (userinfo, secret query values) redacted from its
+ * message, stack and causes: it is recorded in history and shown in the "turn failed" note.
  */
 export function toActivityFailure(error: unknown): unknown {
+  if (!(error instanceof Error)) return new Error(`model call failed with a non-Error value: ${redactUrlCredentials(String(error))}`);
+  return redactErrorCredentials(activityFailureOf(redactErrorCredentials(error)));
+}
+
+function activityFailureOf(error: Error): Error {
   if (error instanceof ModelCallError) {
     const what = `${error.kind}${error.status !== undefined ? `, HTTP ${error.status}` : ''}`;
     const wait = error.retryable ? error.retryAfterMs : undefined;
@@ -111,8 +119,7 @@ export function toActivityFailure(error: unknown): unknown {
       cause: error,
     });
   }
-  if (error instanceof Error) return error;
-  return new Error(`model call failed with a non-Error value: ${String(error)}`);
+  return error;
 }
 
 export function createModelActivities({ provider, toolsFor }: ModelActivityDependencies): ModelActivities {

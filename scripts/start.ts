@@ -15,6 +15,7 @@ import { webUiLink, webUiTeamLink } from '../cli/format';
 import { startPanel } from '../cli/panel/server';
 import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { errorMessage } from '../shared/errors';
+import { redactUrl, redactUrlCredentials } from '../shared/redact';
 import { createTeamWorker } from '../worker/createWorker';
 import { demoAgentPrompt } from './demoScenario';
 import { freePort, startDevServer } from './devServer';
@@ -53,16 +54,15 @@ async function main(): Promise<void> {
   const workerConnection = await NativeConnection.connect({ address: server.address });
   // Work tools act on a demo checkout, never on this repository. Point AGENT_TEAMS_CHECKOUT elsewhere to choose.
   const checkoutRoot = process.env.AGENT_TEAMS_CHECKOUT ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-demo-checkout-'));
-  const { worker, close: closeWorker } = await createTeamWorker({
+  const { worker, close: closeWorker, model } = await createTeamWorker({
     connection: workerConnection,
     address: server.address,
     taskQueue: DEFAULT_TASK_QUEUE,
     checkoutRoot,
   });
-  const model = process.env.MODEL_BASE_URL
-    ? process.env.MODEL_BASE_URL
-    : 'the SCRIPTED model (deterministic; set MODEL_PROVIDER/MODEL_BASE_URL for a real one)';
-  console.log(`      model: ${model}; checkout: ${checkoutRoot}`);
+  // The worker's own description of its model: MODEL_BASE_URL's credentials redacted, no API key.
+  const modelLine = process.env.MODEL_BASE_URL || process.env.MODEL_PROVIDER ? model : `${model}; set MODEL_PROVIDER/MODEL_BASE_URL for a real one`;
+  console.log(`      model: ${modelLine}; checkout: ${checkoutRoot}`);
   const running = worker.run();
 
   const connection = await Connection.connect({ address: server.address });
@@ -70,7 +70,11 @@ async function main(): Promise<void> {
   const teamId = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   // The configured Web UI when TEMPORAL_UI_URL is set, else the one this dev server runs (its port may not be 8233).
   const uiBase = process.env.TEMPORAL_UI_URL || server.uiUrl || undefined;
-  const webUiOf = (id: string): string | null => webUiLink(server.address, 'default', id, { ...process.env, TEMPORAL_UI_URL: uiBase });
+  // Links (printed, and shown by the panel) carry TEMPORAL_UI_URL's host, never its user:password@.
+  const webUiOf = (id: string): string | null => {
+    const link = webUiLink(server.address, 'default', id, { ...process.env, TEMPORAL_UI_URL: uiBase });
+    return link === null ? null : redactUrl(link);
+  };
   const webUi = webUiOf(teamId) ?? '(headless: no Web UI)';
   // The CLI builds its links from TEMPORAL_UI_URL (else port 8233): say so when this server's UI is elsewhere.
   const cliUiEnv = !process.env.TEMPORAL_UI_URL && uiPort !== 8233 && uiBase ? `TEMPORAL_UI_URL=${uiBase} ` : '';
@@ -80,7 +84,7 @@ async function main(): Promise<void> {
   console.log(`[3/4] starting demo Team ${teamId}: a Lead agent (Team profile) with two teammates…`);
   console.log(`      Web UI of the Lead: ${webUi}`);
   const teamList = webUiTeamLink(server.address, 'default', teamId, { ...process.env, TEMPORAL_UI_URL: uiBase });
-  if (teamList) console.log(`      Web UI, whole Team: ${teamList}`);
+  if (teamList) console.log(`      Web UI, whole Team: ${redactUrl(teamList)}`);
   console.log(`      live panel:         ${panelUrl}`);
   const team = await TeamClient.start(client, { teamId, taskQueue: DEFAULT_TASK_QUEUE, agent: { prompt: demoAgentPrompt(), profile: 'team' } });
   let lastLine = '';
@@ -127,7 +131,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`npm start failed: ${errorMessage(error)}`);
+  console.error(redactUrlCredentials(`npm start failed: ${errorMessage(error)}`));
   console.error('If the Temporal CLI build failed, run `npm run server:install` to see its output.');
   process.exit(1);
 });

@@ -38,6 +38,8 @@ export interface TeamWorkerOptions {
 
 export interface TeamWorker {
   worker: Worker;
+  /** The model its agents call, for the start-up line (providerFromEnv's description: no API key, URL credentials redacted). */
+  model: string;
   /** Closes the connections this factory opened (call after the worker stopped). */
   close: () => Promise<void>;
 }
@@ -70,6 +72,9 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
       `the workflow bundle ${bundlePath} lacks the project's workflow interceptors: build it with bundleTeamWorkflows (worker/workflowBundle.ts)`,
     );
   }
+  const model = options.modelProvider
+    ? { provider: options.modelProvider, description: 'the model provider given to createTeamWorker' }
+    : providerFromEnv();
   const worker = await Worker.create({
     connection,
     namespace,
@@ -82,7 +87,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     },
     activities: {
       ...createActivities({ client }),
-      ...createModelActivities({ provider: options.modelProvider ?? providerFromEnv().provider, toolsFor: toolSpecsFor }),
+      ...createModelActivities({ provider: model.provider, toolsFor: toolSpecsFor }),
       ...(createWorkToolActivities({ root: checkoutRoot }) satisfies WorkToolActivities),
       ...options.extraActivities,
     },
@@ -92,6 +97,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
   });
   return {
     worker,
+    model: model.description,
     close: async () => {
       await clientConnection.close();
       await ownNative?.close();

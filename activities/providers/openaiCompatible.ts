@@ -18,9 +18,13 @@
 import { z } from 'zod';
 import type { ChatMessage, ModelCallOptions, ModelProvider, ModelRequest, ModelResponse, ToolCall, ToolSpec } from '../../shared/model';
 import { ModelCallError } from '../../shared/model';
+import { redactUrl, redactUrlCredentials } from '../../shared/redact';
 
 export interface OpenAICompatibleConfig {
-  /** e.g. https://api.openai.com/v1, https://api.deepseek.com, http://127.0.0.1:8080/v1 */
+  /**
+   * e.g. https://api.openai.com/v1, https://api.deepseek.com, http://127.0.0.1:8080/v1. Userinfo
+   * (http://user:password@host/v1) is sent as Basic auth when there is no apiKey, and never shown.
+   */
   baseUrl: string;
   /** Sent as `Authorization: Bearer <apiKey>` when set. */
   apiKey?: string;
@@ -55,7 +59,7 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
   try {
     new URL(baseUrl);
   } catch {
-    throw new Error(`MODEL_BASE_URL is not a valid URL: ${JSON.stringify(baseUrl)}`);
+    throw new Error(`MODEL_BASE_URL is not a valid URL: ${JSON.stringify(redactUrl(baseUrl))}`);
   }
   const config: OpenAICompatibleConfig = { baseUrl };
   const apiKey = env.MODEL_API_KEY?.trim();
@@ -202,7 +206,8 @@ function serverErrorText(bodyText: string): string {
   } catch {
     // not JSON: use the raw text
   }
-  text = text.trim();
+  // A server may echo the request URL, credentials included.
+  text = redactUrlCredentials(text).trim();
   if (text.length > MAX_ERROR_TEXT) text = `${text.slice(0, MAX_ERROR_TEXT)}…`;
   return text || '(empty body)';
 }
@@ -254,18 +259,41 @@ async function readCapped(response: Response, cap: number, whole: boolean, abort
   return { text: Buffer.concat(chunks, size).toString('utf8'), truncated: false };
 }
 
+/**
+ * A base URL's userinfo (`http://user:password@host/v1`) as the Basic credentials it stands for,
+ * and the URL without it: fetch refuses a URL with credentials (and would quote it, password and
+ * all, in its error). Null credentials when there are none or the URL does not parse.
+ */
+export function splitUrlCredentials(url: string): { url: string; basic: string | null } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { url, basic: null };
+  }
+  if (!parsed.username && !parsed.password) return { url, basic: null };
+  const basic = Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64');
+  parsed.username = '';
+  parsed.password = '';
+  return { url: parsed.href, basic };
+}
+
 export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): ModelProvider {
-  const endpoint = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const { url: endpoint, basic } = splitUrlCredentials(`${config.baseUrl.replace(/\/+$/, '')}/chat/completions`);
+  /** The endpoint as errors (and so activity failures in history) show it: no userinfo, no secret query values. */
+  const shown = redactUrl(endpoint);
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const doFetch = config.fetch ?? fetch;
 
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  // MODEL_API_KEY wins over credentials in MODEL_BASE_URL's userinfo (one Authorization header).
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
+  else if (basic) headers.authorization = `Basic ${basic}`;
 
   function parseSuccess(body: CappedBody, status: number, model: string): ModelResponse {
     const malformed = (why: string): ModelCallError =>
       new ModelCallError(
-        `malformed chat-completions response from ${endpoint} (model ${model}): ${why}; ` +
+        `malformed chat-completions response from ${shown} (model ${model}): ${why}; ` +
           `check that MODEL_BASE_URL points at an OpenAI-compatible API (usually ending in /v1)`,
         { kind: 'malformed_response', retryable: false, status },
       );
@@ -307,7 +335,7 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
 
   function classifyHttpError(status: number, responseHeaders: Headers, body: CappedBody, model: string): ModelCallError {
     const cut = body.truncated ? ` [error body over ${formatBytes(MODEL_ERROR_BODY_MAX_BYTES)}: the rest was not read]` : '';
-    const where = `POST ${endpoint} (model ${model}) returned ${status}: ${serverErrorText(body.text)}${cut}`;
+    const where = `POST ${shown} (model ${model}) returned ${status}: ${serverErrorText(body.text)}${cut}`;
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(responseHeaders);
       return new ModelCallError(`rate limited: ${where}; retry after ${retryAfterMs ?? 'a while'} ms, or lower concurrency / raise the provider's rate limit`, {
@@ -380,13 +408,15 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig): 
         if (external?.aborted) throw abortError(external);
         if (timedOut) {
           throw new ModelCallError(
-            `model call timed out after ${timeoutMs} ms (POST ${endpoint}, model ${model}); ` +
+            `model call timed out after ${timeoutMs} ms (POST ${shown}, model ${model}); ` +
               `the activity may retry it — if the model is just slow, raise MODEL_TIMEOUT_MS`,
             { kind: 'timeout', retryable: true, cause },
           );
         }
-        const detail = cause instanceof Error ? `${cause.message}${cause.cause instanceof Error ? ` (${cause.cause.message})` : ''}` : String(cause);
-        throw new ModelCallError(`could not reach the model server at ${endpoint}: ${detail}; check MODEL_BASE_URL and that the server is running`, {
+        const detail = redactUrlCredentials(
+          cause instanceof Error ? `${cause.message}${cause.cause instanceof Error ? ` (${cause.cause.message})` : ''}` : String(cause),
+        );
+        throw new ModelCallError(`could not reach the model server at ${shown}: ${detail}; check MODEL_BASE_URL and that the server is running`, {
           kind: 'server_error',
           retryable: true,
           cause,

@@ -8,6 +8,7 @@
 import type { ModelProvider } from '../../shared/model';
 import { configFromEnv, createOpenAICompatibleProvider } from './openaiCompatible';
 import { createScriptedModel } from './scriptedModel';
+import { redactUrl } from '../../shared/redact';
 
 export const SCRIPTED_MODEL_DESCRIPTION = 'scripted model (deterministic, for tests and demos)';
 
@@ -15,7 +16,7 @@ const VALID_VALUES = ['scripted', 'openai', 'openai-compatible'] as const;
 
 export interface SelectedProvider {
   provider: ModelProvider;
-  /** For logs; never contains the API key. */
+  /** For logs; never contains the API key, nor credentials in MODEL_BASE_URL. */
   description: string;
 }
 
@@ -31,7 +32,7 @@ export function providerFromEnv(env: Record<string, string | undefined> = proces
       return {
         provider: createOpenAICompatibleProvider(config),
         description:
-          `OpenAI-compatible model at ${config.baseUrl} ` +
+          `OpenAI-compatible model at ${redactUrl(config.baseUrl)} ` +
           `(model ${config.model ?? 'not set by MODEL_NAME'}, ${config.apiKey ? 'with' : 'without'} an API key)`,
       };
     }

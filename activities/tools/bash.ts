@@ -72,7 +72,7 @@ export function createBashTool(options: BashToolOptions) {
       ? Object.fromEntries(Object.entries(workerEnv).filter((entry): entry is [string, string] => !HIDDEN_ENV.includes(entry[0]) && entry[1] !== undefined))
       : sandboxEnv(workerEnv, sandbox, home);
   const maskFiles = credentialFiles(workerEnv);
-  const system = systemMounts(sandbox.binds);
+  const system = systemMounts();
   const identity = sandboxIdentity(rootReal, workerEnv);
   const cgroups = sandbox.mode === 'none' ? null : detectCgroups(workerEnv);
   /** Set once a probe succeeded; a failed probe is retried on the next call. */
@@ -106,11 +106,11 @@ export function createBashTool(options: BashToolOptions) {
       context,
     };
     if (!sandboxed) return runBashCommand({ ...spec, file: 'bash', args: ['-c', script], cgroup: null, tmpfs: [] });
-    const args = [
-      ...bwrapArgs({ root: rootReal, cwd: fs.realpathSync(context.base), home, network: sandbox.network, system, limits: sandbox.limits, maskFiles, git }),
-      ...sandboxCommand(sandbox.limits, script, home),
-    ];
     const cgroup = cgroups ? createCommandCgroup(cgroups, sandbox.limits) : null;
+    const args = [
+      ...bwrapArgs({ root: rootReal, cwd: fs.realpathSync(context.base), home, network: sandbox.network, system, binds: sandbox.binds, limits: sandbox.limits, maskFiles, git }),
+      ...sandboxCommand(sandbox.limits, script, home, { cgroup: cgroup !== null }),
+    ];
     try {
       return await runBashCommand({ ...spec, file: sandbox.bwrapPath, args, cgroup, tmpfs: privateTmpfs(sandbox.limits, home) });
     } catch (error) {

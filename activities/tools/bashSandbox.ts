@@ -28,6 +28,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { GitMounts } from './gitProtection';
 import { isWithin } from './paths';
+import { networkAuthorityWarning } from './sandboxNetwork';
 import { BASH_LIMITS_ENV, parseSandboxLimits, prlimitArgs, RUN_BYTES, SandboxConfigInvalid, type SandboxLimits, SHM_BYTES } from './sandboxLimits';
 import { type FileOwner, sandboxIdentity } from './sandboxIdentity';
 
@@ -43,8 +44,10 @@ export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
  * no socket, and the files in it only root may read stay unreadable, since bash is never root.
  */
 export const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'] as const;
-/** Paths a deployment may not bind: they hold other users' files and the host's sockets. */
-const UNBINDABLE = ['/', '/home', '/root', '/run', '/var/run', '/tmp', '/var', '/proc', '/sys', '/dev'];
+/** Paths a deployment may not bind, nor anything in them: other users' files, the host's sockets and devices. */
+const UNBINDABLE = ['/home', '/root', '/run', '/var/run', '/proc', '/sys', '/dev'];
+/** Directories a deployment may not bind as a whole (a toolchain directory inside them it may). */
+const UNBINDABLE_WHOLE = ['/', '/tmp', '/var', '/var/tmp'];
 
 /** Always passed into the sandbox when the worker has them (HOME is set to the sandbox's own). */
 const BASE_ALLOWED_ENV = ['PATH', 'LANG', 'TERM'];
@@ -84,8 +87,11 @@ export function parseBinds(raw: string | undefined): string[] {
     if (entry === '') continue;
     const dir = path.resolve(entry);
     if (!path.isAbsolute(entry)) throw new SandboxConfigInvalid(`${BASH_BIND_ENV}: ${JSON.stringify(entry)} is not an absolute path`);
-    if (UNBINDABLE.some((hidden) => dir === hidden || (hidden !== '/' && isWithin(hidden, dir)))) {
-      throw new SandboxConfigInvalid(`${BASH_BIND_ENV}: ${dir} lies in ${UNBINDABLE.filter((hidden) => hidden !== '/').join(', ')} or is /, which the sandbox keeps private; bind the toolchain's own directory (e.g. /opt/toolchain)`);
+    if (UNBINDABLE_WHOLE.includes(dir) || UNBINDABLE.some((hidden) => isWithin(hidden, dir))) {
+      throw new SandboxConfigInvalid(
+        `${BASH_BIND_ENV}: ${dir} is one of ${UNBINDABLE_WHOLE.join(', ')} or lies in ${UNBINDABLE.join(', ')}, which the sandbox keeps private; ` +
+          `bind the toolchain's own directory (e.g. /opt/toolchain)`,
+      );
     }
     binds.push(dir);
   }
@@ -126,10 +132,10 @@ export function sandboxEnv(workerEnv: Env, config: Pick<BashSandboxConfig, 'allo
 /** A host path as the sandbox shows it: a directory bound read-only, or a symlink recreated (merged /usr). */
 export type SystemMount = { kind: 'directory'; path: string } | { kind: 'symlink'; path: string; target: string };
 
-/** SYSTEM_PATHS and the deployment's binds as they are on this host (missing ones left out). */
-export function systemMounts(binds: readonly string[] = []): SystemMount[] {
+/** SYSTEM_PATHS as they are on this host (missing ones left out). */
+export function systemMounts(): SystemMount[] {
   const mounts: SystemMount[] = [];
-  for (const dir of [...SYSTEM_PATHS, ...binds]) {
+  for (const dir of SYSTEM_PATHS) {
     try {
       const stat = fs.lstatSync(dir);
       if (stat.isSymbolicLink()) mounts.push({ kind: 'symlink', path: dir, target: fs.readlinkSync(dir) });
@@ -151,6 +157,8 @@ export interface BwrapArgsOptions {
   network: boolean;
   /** What of the host is shown (systemMounts). */
   system: readonly SystemMount[];
+  /** The deployment's directories (AGENT_TEAMS_BASH_BIND), bound read-only after the tmpfs mounts, which could cover them. */
+  binds?: readonly string[];
   limits: Pick<SandboxLimits, 'tmp' | 'home'>;
   /** Files to hide behind /dev/null (credential files outside the checkout). */
   maskFiles?: string[];
@@ -179,7 +187,8 @@ export function bwrapArgs(options: BwrapArgsOptions): string[] {
   for (const file of options.maskFiles ?? []) {
     if (!isWithin(options.root, file) && options.system.some((mount) => mount.kind === 'directory' && isWithin(mount.path, file))) args.push('--ro-bind', '/dev/null', file);
   }
-  // After the tmpfs mounts, so the checkout shows through them even when it lies under /tmp or HOME.
+  // After the tmpfs mounts, so these show through them even when they lie under /tmp or HOME.
+  for (const dir of options.binds ?? []) if (directoryExists(dir)) args.push('--ro-bind', dir, dir);
   args.push('--bind', options.root, options.root);
   // Over the checkout's bind: git metadata pinned, then its configuration read-only.
   for (const dir of options.git?.pinned ?? []) if (isWithin(options.root, dir)) args.push('--bind', dir, dir);
@@ -193,15 +202,16 @@ export function bwrapArgs(options: BwrapArgsOptions): string[] {
 export const TMPFS_REPORT_FD = 5;
 
 /**
- * What bwrap runs: prlimit's RLIMITs over a small supervisor (sh) that runs `bash -c script`
+ * What bwrap runs: prlimit's RLIMITs (without RLIMIT_AS when a cgroup bounds the command's memory as
+ * a whole and reports it; a JVM reserves more address space than it uses) over a small supervisor (sh) that runs `bash -c script`
  * without the report descriptor, then writes `dir free total` (blocks) of each private tmpfs on
  * it, so a full one is told apart from a command that failed. The member can kill the supervisor;
  * it then loses that report, not the limit.
  */
-export function sandboxCommand(limits: SandboxLimits, script: string, home: string): string[] {
+export function sandboxCommand(limits: SandboxLimits, script: string, home: string, options: { cgroup: boolean } = { cgroup: false }): string[] {
   const dirs = ['/tmp', '/dev/shm', '/run', ...(home === '/tmp' ? [] : [home])].map((dir) => `'${dir.replaceAll("'", "'\\''")}'`).join(' ');
   const supervisor = `/bin/bash -c "$1" ${TMPFS_REPORT_FD}>&-; status=$?; stat -f -c '%n %a %b' ${dirs} >&${TMPFS_REPORT_FD} 2>/dev/null; exit $status`;
-  return ['/usr/bin/prlimit', ...prlimitArgs(limits), '--', '/bin/sh', '-c', supervisor, 'sh', script];
+  return ['/usr/bin/prlimit', ...prlimitArgs(limits, options), '--', '/bin/sh', '-c', supervisor, 'sh', script];
 }
 
 /** Credential files the worker's environment names that exist as regular files. */
@@ -230,7 +240,7 @@ export function probeSandbox(
   timeoutMs = 10_000,
 ): Promise<ProbeResult> {
   const home = mounts.home ?? '/tmp';
-  const args = bwrapArgs({ root, cwd: root, home, network: config.network, system: systemMounts(config.binds), limits: config.limits, maskFiles: mounts.maskFiles ?? [] });
+  const args = bwrapArgs({ root, cwd: root, home, network: config.network, system: systemMounts(), binds: config.binds, limits: config.limits, maskFiles: mounts.maskFiles ?? [] });
   return new Promise((resolve) => {
     let stderr = '';
     let done = false;
@@ -297,6 +307,8 @@ export async function checkBashSandbox(
     );
     return { ok: true, unsandboxed: true };
   }
+  const unauthenticated = config.network ? networkAuthorityWarning(process.env) : null;
+  if (unauthenticated !== null) log.warn(unauthenticated);
   const probe = await probeSandbox(config, real, { home: sandboxHome(real, process.env.HOME), maskFiles: credentialFiles(process.env), user: identity.run });
   const user = identity.run ? `uid ${identity.run.uid}` : 'the worker\'s user';
   if (probe.ok) log.info?.(`bash sandbox: bubblewrap (${config.bwrapPath}) as ${user}, network ${config.network ? 'on' : 'off'}`);

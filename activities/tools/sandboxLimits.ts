@@ -11,7 +11,7 @@
  * - output: bytes read from stdout and from stderr each before the command is stopped (the result
  *   keeps only the last 32 KB of each anyway); the directory report on fd 3 is capped at PATH_MAX.
  *
- * Per process (RLIMIT_*): addressSpace, fileSize, openFiles, cpuSeconds.
+ * Per process (RLIMIT_*): addressSpace (only without a cgroup), fileSize, openFiles, cpuSeconds.
  */
 import { z } from 'zod';
 
@@ -84,11 +84,11 @@ export function parseSandboxLimits(raw: string | undefined): SandboxLimits {
 }
 
 /** `prlimit` options (soft = hard, so the command cannot raise them) for one command's processes. */
-export function prlimitArgs(limits: SandboxLimits): string[] {
+export function prlimitArgs(limits: SandboxLimits, options: { cgroup: boolean } = { cgroup: false }): string[] {
   const pair = (value: number) => `${value}:${value}`;
   return [
     `--nproc=${pair(limits.processes)}`,
-    `--as=${pair(limits.addressSpace)}`,
+    ...(options.cgroup ? [] : [`--as=${pair(limits.addressSpace)}`]),
     `--fsize=${pair(limits.fileSize)}`,
     `--nofile=${pair(limits.openFiles)}`,
     `--cpu=${pair(limits.cpuSeconds)}`,

@@ -6,7 +6,10 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type BashSandboxConfig, bwrapArgs, checkBashSandbox, sandboxConfigFromEnv, sandboxEnv, sandboxHome } from '../../activities/tools/bashSandbox';
+import { type BashSandboxConfig, bwrapArgs, checkBashSandbox, sandboxCommand, sandboxConfigFromEnv, sandboxEnv, sandboxHome } from '../../activities/tools/bashSandbox';
+import { DEFAULT_SANDBOX_LIMITS, SandboxConfigInvalid } from '../../activities/tools/sandboxLimits';
+import { giveToBash } from '../support/bashUser';
+import { networkAuthorityWarning } from '../../activities/tools/sandboxNetwork';
 import { createWorkToolActivities } from '../../activities/tools';
 
 const SECRET_NAME = 'AGENT_TEAMS_TEST_SECRET_TOKEN';
@@ -19,6 +22,7 @@ beforeEach(() => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bash-sandbox-'));
   root = path.join(scratch, 'checkout');
   fs.mkdirSync(path.join(root, 'sub'), { recursive: true });
+  giveToBash(root, scratch);
   process.env[SECRET_NAME] = SECRET;
   process.env.MODEL_API_KEY = 'sk-model-key-test';
 });
@@ -41,13 +45,32 @@ async function bash(command: string, options: { cwd?: string; timeoutMs?: number
 
 describe('configuration and argv (pure)', () => {
   test('from the environment: sandbox on, network off by default; opt-out, opt-in and allow-list', () => {
-    expect(sandboxConfigFromEnv({})).toEqual({ mode: 'bwrap', bwrapPath: '/usr/bin/bwrap', network: false, allowEnv: [] });
-    expect(sandboxConfigFromEnv({ AGENT_TEAMS_BASH_SANDBOX: 'none', AGENT_TEAMS_BASH_NETWORK: 'on', AGENT_TEAMS_BASH_ENV: 'GOPATH, CARGO_HOME,' })).toEqual({
+    expect(sandboxConfigFromEnv({})).toEqual({ mode: 'bwrap', bwrapPath: '/usr/bin/bwrap', network: false, allowEnv: [], binds: [], limits: DEFAULT_SANDBOX_LIMITS });
+    expect(
+      sandboxConfigFromEnv({
+        AGENT_TEAMS_BASH_SANDBOX: 'none',
+        AGENT_TEAMS_BASH_NETWORK: 'on',
+        AGENT_TEAMS_BASH_ENV: 'GOPATH, CARGO_HOME,',
+        AGENT_TEAMS_BASH_BIND: '/opt/toolchain',
+        AGENT_TEAMS_BASH_LIMITS: 'memory=1GiB,processes=64',
+      }),
+    ).toEqual({
       mode: 'none',
       bwrapPath: '/usr/bin/bwrap',
       network: true,
       allowEnv: ['GOPATH', 'CARGO_HOME'],
+      binds: ['/opt/toolchain'],
+      limits: { ...DEFAULT_SANDBOX_LIMITS, memory: 1024 ** 3, processes: 64 },
     });
+  });
+
+  test('a bind that would show what the sandbox hides, or a limit it cannot read, stops the worker with the fix', () => {
+    for (const bind of ['/', '/home/alice/tools', '/run/user/1000', '/var/run', 'relative/dir', '/root']) {
+      expect(() => sandboxConfigFromEnv({ AGENT_TEAMS_BASH_BIND: bind })).toThrow(SandboxConfigInvalid);
+    }
+    expect(() => sandboxConfigFromEnv({ AGENT_TEAMS_BASH_LIMITS: 'memory=lots' })).toThrow(/memory="lots" is not a size such as 512MiB/);
+    expect(() => sandboxConfigFromEnv({ AGENT_TEAMS_BASH_LIMITS: 'swap=1g' })).toThrow(/unknown entry "swap=1g"; the keys are memory, processes/);
+    expect(() => sandboxConfigFromEnv({ AGENT_TEAMS_BASH_LIMITS: 'processes=0' })).toThrow(/processes/);
   });
 
   test('the environment is the allow-list only, with the sandbox HOME', () => {
@@ -69,25 +92,50 @@ describe('configuration and argv (pure)', () => {
     expect(sandboxHome('/srv/checkout', '/nonexistent/home')).toBe('/tmp'); // a tmpfs cannot be made there on a read-only root
   });
 
-  test('argv: no capabilities, namespaces, read-only root, private /tmp and HOME, masked files, the checkout, then its git metadata', () => {
+  test('argv: no capabilities, namespaces, only the system paths, sized private tmpfs, masked files, the checkout, its git metadata, read-only root', () => {
+    const system = [
+      { kind: 'directory', path: '/usr' },
+      { kind: 'symlink', path: '/bin', target: 'usr/bin' },
+      { kind: 'directory', path: '/etc' },
+    ] as const;
+    const limits = { tmp: 8 * 1024 * 1024, home: 4 * 1024 * 1024 };
     const args = bwrapArgs({
       root: '/srv/co',
       cwd: '/srv/co/sub',
       home: '/home/node',
       network: false,
-      maskFiles: ['/etc/temporal/key.pem', '/srv/co/inside.pem'],
+      system,
+      limits,
+      maskFiles: ['/etc/temporal/key.pem', '/srv/co/inside.pem', '/home/node/.temporal/key.pem'],
       git: { pinned: ['/srv/co/.git', '/elsewhere/.git'], readOnly: ['/srv/co/.git/config', '/srv/co/.git/hooks'], absentHooks: null },
     });
     expect(args).toEqual([
-      '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net',
-      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/home/node',
+      '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net',
+      '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--ro-bind', '/etc', '/etc',
+      '--dev', '/dev', '--proc', '/proc',
+      '--perms', '1777', '--size', String(64 * 1024 * 1024), '--tmpfs', '/dev/shm',
+      '--perms', '0755', '--size', String(1024 * 1024), '--tmpfs', '/run',
+      '--perms', '1777', '--size', String(8 * 1024 * 1024), '--tmpfs', '/tmp',
+      '--symlink', '../run', '/var/run', '--symlink', '../tmp', '/var/tmp',
+      '--perms', '0700', '--size', String(4 * 1024 * 1024), '--tmpfs', '/home/node',
       '--ro-bind', '/dev/null', '/etc/temporal/key.pem',
       '--bind', '/srv/co', '/srv/co',
       '--bind', '/srv/co/.git', '/srv/co/.git',
       '--ro-bind', '/srv/co/.git/config', '/srv/co/.git/config', '--ro-bind', '/srv/co/.git/hooks', '/srv/co/.git/hooks',
-      '--chdir', '/srv/co/sub', '--',
+      '--remount-ro', '/dev', '--remount-ro', '/', '--chdir', '/srv/co/sub', '--',
     ]); // prettier-ignore
-    expect(bwrapArgs({ root: '/srv/co', cwd: '/srv/co', home: '/tmp', network: true })).not.toContain('--unshare-net');
+    expect(bwrapArgs({ root: '/srv/co', cwd: '/srv/co', home: '/tmp', network: true, system, limits })).not.toContain('--unshare-net');
+  });
+
+  test('the command: prlimit (soft = hard) over a supervisor that reports each private tmpfs after bash', () => {
+    const command = sandboxCommand(DEFAULT_SANDBOX_LIMITS, 'echo hi', "/home/o'brien");
+    expect(command.slice(0, 8)).toEqual([
+      '/usr/bin/prlimit', '--nproc=256:256', `--as=${4 * 1024 ** 3}:${4 * 1024 ** 3}`, `--fsize=${1024 ** 3}:${1024 ** 3}`,
+      '--nofile=1024:1024', '--cpu=600:600', '--core=0:0', '--',
+    ]); // prettier-ignore
+    expect(command.slice(8, 10)).toEqual(['/bin/sh', '-c']);
+    expect(command[10]).toBe(`/bin/bash -c "$1" 5>&-; status=$?; stat -f -c '%n %a %b' '/tmp' '/dev/shm' '/run' '/home/o'\\''brien' >&5 2>/dev/null; exit $status`);
+    expect(command.slice(11)).toEqual(['sh', 'echo hi']);
   });
 });
 
@@ -116,13 +164,14 @@ describe('bash under bubblewrap (real commands)', () => {
   });
 
   test('the credential files the worker names cannot be read; the worker HOME is a private tmpfs', async () => {
+    // /var is not shown at all; a key under a system path (/etc, as root may write it) is masked by /dev/null.
     const key = path.join('/var/tmp', `agent-teams-test-key-${process.pid}.pem`);
     fs.writeFileSync(key, `${SECRET}\n`);
     try {
       const { runWorkTool } = createWorkToolActivities({ root, env: { ...process.env, TEMPORAL_TLS_CLIENT_KEY_PATH: key } });
       const outcome = await runWorkTool({ tool: 'bash', argumentsJson: JSON.stringify({ command: `cat ${key}; ls -A "$HOME" | wc -l` }), cwd: '.' });
       expect(outcome.text).not.toContain(SECRET);
-      expect(JSON.parse(outcome.text)).toMatchObject({ stdout: '0\n', stderr: expect.stringMatching(/Permission denied/), exitCode: 0 });
+      expect(JSON.parse(outcome.text)).toMatchObject({ stdout: '0\n', stderr: expect.stringMatching(/No such file or directory/), exitCode: 0 });
     } finally {
       fs.rmSync(key, { force: true });
     }
@@ -177,6 +226,28 @@ describe('bash under bubblewrap (real commands)', () => {
     expect([first.cwd, first.result.stdout]).toEqual(['sub/deeper', `${fs.realpathSync(root)}/sub/deeper\n`]);
     const second = await bash('pwd; cd ..', { cwd: first.cwd });
     expect([second.result.stdout, second.cwd]).toEqual([`${fs.realpathSync(root)}/sub/deeper\n`, 'sub']);
+  });
+});
+
+describe('the network opt-in', () => {
+  test('the worker warns at start when the network is on and the frontend takes it without credentials', async () => {
+    const bare = { TEMPORAL_ADDRESS: '127.0.0.1:7233', TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml' };
+    expect(networkAuthorityWarning(bare)).toMatch(/AGENT_TEAMS_BASH_NETWORK=on, and this worker reaches the Temporal frontend at 127.0.0.1:7233 without credentials/);
+    expect(networkAuthorityWarning({ ...bare, TEMPORAL_API_KEY: 'k' })).toBeNull();
+    expect(networkAuthorityWarning({ ...bare, TEMPORAL_GRPC_META_AUTHORIZATION: 'Bearer k' })).toBeNull();
+    const log = { warn: jest.fn(), error: jest.fn(), info: jest.fn() };
+    const saved = { ...process.env };
+    Object.assign(process.env, bare);
+    try {
+      await checkBashSandbox({ ...sandboxConfigFromEnv({}), network: true }, root, log);
+      expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/without credentials: a member's bash can reach it too/));
+      log.warn.mockClear();
+      await checkBashSandbox(sandboxConfigFromEnv({}), root, log);
+      expect(log.warn).not.toHaveBeenCalled();
+    } finally {
+      for (const name of Object.keys(bare)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+    }
   });
 });
 

@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createWorkToolActivities } from '../../activities/tools';
 import { WORK_TOOL_LIMITS } from '../../shared/agent/workTools';
+import { giveToBash } from '../support/bashUser';
 
 const RACE_MS = 10_000;
 const OUTSIDE_SECRET = 'OUTSIDE-SECRET-7d1f';
@@ -29,6 +30,7 @@ beforeEach(() => {
   fs.writeFileSync(path.join(outside, 'secret.txt'), `${OUTSIDE_SECRET}\n`);
   fs.writeFileSync(path.join(root, 'd', 'secret.txt'), 'inside\n');
   fs.symlinkSync(outside, path.join(root, 'l'));
+  giveToBash(root, scratch);
   ({ runWorkTool } = createWorkToolActivities({ root }));
 });
 

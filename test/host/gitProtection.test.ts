@@ -8,14 +8,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createWorkToolActivities } from '../../activities/tools';
+import { giveToBash } from '../support/bashUser';
 
 let scratch: string;
 let root: string;
 let marker: string;
+/** As root the operator's git checks the repository's owner (bash's user, bashUser.ts); it trusts this one. */
+const OPERATOR_TRUSTS_CHECKOUT = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*' };
 let runWorkTool: ReturnType<typeof createWorkToolActivities>['runWorkTool'];
 
 const git = (...args: string[]) =>
-  execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+  execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...OPERATOR_TRUSTS_CHECKOUT } });
 
 beforeEach(() => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'git-protection-'));
@@ -30,6 +33,7 @@ beforeEach(() => {
   fs.writeFileSync(path.join(root, 'a.txt'), 'one\n');
   git('add', '-A');
   git('commit', '-qm', 'initial');
+  giveToBash(root, scratch);
   ({ runWorkTool } = createWorkToolActivities({ root }));
 });
 
@@ -132,7 +136,7 @@ test('a configured hooks directory that does not exist yet, also one a global re
     expect(run.notice).toMatch(/removed \.githooks: git would read its configuration or hooks from there/);
     expect(fs.existsSync(path.join(root, '.githooks'))).toBe(false);
     fs.writeFileSync(path.join(root, 'a.txt'), 'three\n');
-    execFileSync('git', ['-C', root, 'commit', '-qam', 'operator commit'], { env: { ...process.env, HOME: home } });
+    execFileSync('git', ['-C', root, 'commit', '-qam', 'operator commit'], { env: { ...process.env, HOME: home, ...OPERATOR_TRUSTS_CHECKOUT } });
     expect(fs.existsSync(marker)).toBe(false);
   } finally {
     process.env.HOME = previousHome;

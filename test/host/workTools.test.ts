@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { CHECKOUT_ROOT_ENV, checkoutRootFromEnv, createWorkToolActivities } from '../../activities/tools';
 import { WORK_TOOL_CONTRACTS, WORK_TOOL_LIMITS, WORK_TOOL_NAMES } from '../../shared/agent/workTools';
 import { toolSpec } from '../../shared/tools/tool';
+import { giveToBash } from '../support/bashUser';
 
 let sandbox: string;
 let root: string;
@@ -15,6 +16,7 @@ beforeEach(() => {
   root = path.join(sandbox, 'checkout');
   fs.mkdirSync(path.join(root, 'sub'), { recursive: true });
   fs.writeFileSync(path.join(sandbox, 'outside.txt'), 'secret\n');
+  giveToBash(root, sandbox);
   ({ runWorkTool } = createWorkToolActivities({ root }));
 });
 

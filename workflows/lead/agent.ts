@@ -12,6 +12,7 @@ import { toolsetOf } from '../../shared/agent/profiles';
 import type { TeamToolContext } from '../../shared/agent/teamTools';
 import type { AgentStatus, Attributed, ConversationEntry } from '../../shared/contract';
 import { innermostMessage } from '../../shared/errors';
+import { turnFailureText } from '../../shared/redact';
 import { takePending } from '../../shared/inbox';
 import { REQUIRED_WORK_WAIT_MS, busyMembers, nextStepAfterReply, receiveForLead } from '../../shared/lead';
 import { LEAD, teamView } from '../../shared/team';
@@ -135,9 +136,10 @@ export class LeadAgentRunner {
         agent.note({ event: 'turn cancelled (the Team is being disposed)' });
         return 'done';
       }
-      const message = innermostMessage(error);
-      agent.note({ event: 'turn failed', error: message.slice(0, MAX_STATUS_TEXT_LENGTH) });
-      agent.state.lastError = `${message.slice(0, MAX_STATUS_TEXT_LENGTH)}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again`;
+      // URL credentials (a MODEL_BASE_URL with user:password@) never reach the note or the view.
+      const message = turnFailureText(innermostMessage(error), MAX_STATUS_TEXT_LENGTH);
+      agent.note({ event: 'turn failed', error: message });
+      agent.state.lastError = `${message}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again`;
       this.setStatus('failed');
       return 'failed';
     } finally {

@@ -27,6 +27,7 @@ import { waitInMemberWorkflow } from './wait';
 import { SessionRun, nextSessionInput, type SessionRole } from './sessionRun';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
 import { errorMessage } from '../../shared/errors';
+import { turnFailureText } from '../../shared/redact';
 import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from '../common/handlerGuards';
 import { edgeNotificationSchema, interruptTurnSchema } from '../../shared/signalPayloads';
 import { toolCallSummary } from '../../shared/webUi';
@@ -144,7 +145,8 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
         } else if (isCancellation(error)) {
           throw error; // the whole session is being stopped
         } else {
-          mate.endTurn({ failed: errorMessage(error).slice(0, MAX_STATUS_TEXT_LENGTH) });
+          // URL credentials (a MODEL_BASE_URL with user:password@) never reach the note.
+          mate.endTurn({ failed: turnFailureText(errorMessage(error), MAX_STATUS_TEXT_LENGTH) });
         }
       } finally {
         turnScope = undefined;
