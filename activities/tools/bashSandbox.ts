@@ -10,7 +10,7 @@
  *   rest of the root is an empty read-only tmpfs;
  * - the checkout read-write at its real path, its git metadata pinned and its configuration
  *   read-only (gitProtection.ts), and the credential files the worker names masked;
- * - each process under prlimit's RLIMITs (sandboxLimits.ts), the whole command in a cgroup where
+ * - each process under RLIMITs (sandboxLimits.ts), the whole command in a cgroup where
  *   the worker can make one (sandboxCgroup.ts), run as a user that is never root (sandboxIdentity.ts).
  *
  * `bwrapArgs`, `sandboxCommand` and `sandboxEnv` are pure; `probeSandbox` runs the sandbox once to
@@ -29,7 +29,7 @@ import * as path from 'node:path';
 import type { GitMounts } from './gitProtection';
 import { isWithin } from './paths';
 import { networkAuthorityWarning } from './sandboxNetwork';
-import { BASH_LIMITS_ENV, parseSandboxLimits, prlimitArgs, RUN_BYTES, SandboxConfigInvalid, type SandboxLimits, SHM_BYTES } from './sandboxLimits';
+import { BASH_LIMITS_ENV, parseSandboxLimits, ulimitArgs, RUN_BYTES, SandboxConfigInvalid, type SandboxLimits, SHM_BYTES } from './sandboxLimits';
 import { type FileOwner, sandboxIdentity } from './sandboxIdentity';
 
 export const BASH_SANDBOX_ENV = 'AGENT_TEAMS_BASH_SANDBOX';
@@ -202,16 +202,18 @@ export function bwrapArgs(options: BwrapArgsOptions): string[] {
 export const TMPFS_REPORT_FD = 5;
 
 /**
- * What bwrap runs: prlimit's RLIMITs (without RLIMIT_AS when a cgroup bounds the command's memory as
- * a whole and reports it; a JVM reserves more address space than it uses) over a small supervisor (sh) that runs `bash -c script`
- * without the report descriptor, then writes `dir free total` (blocks) of each private tmpfs on
- * it, so a full one is told apart from a command that failed. The member can kill the supervisor;
- * it then loses that report, not the limit.
+ * What bwrap runs: a small bash supervisor that sets the RLIMITs (without RLIMIT_AS when a cgroup
+ * bounds the command's memory as a whole and reports it; a JVM reserves more address space than it
+ * uses), runs `bash -c script` without the report descriptor, and, when it failed, writes
+ * `dir free total` (blocks) of each private tmpfs on it, so a full one is told apart from a command
+ * that failed for itself. The member can kill the supervisor; it then loses that report, not the limit.
  */
 export function sandboxCommand(limits: SandboxLimits, script: string, home: string, options: { cgroup: boolean } = { cgroup: false }): string[] {
   const dirs = ['/tmp', '/dev/shm', '/run', ...(home === '/tmp' ? [] : [home])].map((dir) => `'${dir.replaceAll("'", "'\\''")}'`).join(' ');
-  const supervisor = `/bin/bash -c "$1" ${TMPFS_REPORT_FD}>&-; status=$?; stat -f -c '%n %a %b' ${dirs} >&${TMPFS_REPORT_FD} 2>/dev/null; exit $status`;
-  return ['/usr/bin/prlimit', ...prlimitArgs(limits, options), '--', '/bin/sh', '-c', supervisor, 'sh', script];
+  const supervisor =
+    `${ulimitArgs(limits, options)} || exit 126; /bin/bash -c "$1" ${TMPFS_REPORT_FD}>&-; status=$?; ` +
+    `[ $status -eq 0 ] || stat -f -c '%n %a %b' ${dirs} >&${TMPFS_REPORT_FD} 2>/dev/null; exit $status`;
+  return ['/bin/bash', '-c', supervisor, 'supervisor', script];
 }
 
 /** Credential files the worker's environment names that exist as regular files. */

@@ -32,7 +32,7 @@ export interface CgroupOutcome {
 export interface CommandCgroup {
   /** Moves a process into the cgroup (before it starts the command, so everything it forks is counted). */
   add(pid: number): void;
-  /** Reads which limits were hit, kills what is left and removes the cgroup. */
+  /** Reads which limits were hit, then kills what is left and removes the cgroup (finishing in the background if it must wait). */
   finish(): CgroupOutcome;
 }
 
@@ -102,28 +102,28 @@ function counterIn(file: string, name: string): number {
   return 0;
 }
 
-function killAndRemove(dir: string): void {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    let pids: string[] = [];
+/**
+ * Kills what is left in `dir` and removes it, retrying off the event loop while its last members
+ * are still being reaped (rmdir fails with EBUSY until then).
+ */
+function killAndRemove(dir: string, attempt = 0): void {
+  let pids: string[] = [];
+  try {
+    pids = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return; // already removed
+  }
+  for (const pid of pids) {
     try {
-      pids = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+      process.kill(Number(pid), 'SIGKILL');
     } catch {
-      return; // already removed
+      // exited meanwhile
     }
-    for (const pid of pids) {
-      try {
-        process.kill(Number(pid), 'SIGKILL');
-      } catch {
-        // exited meanwhile
-      }
-    }
-    try {
-      fs.rmdirSync(dir);
-      return;
-    } catch {
-      // still has members: they are dying; try again
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-    }
+  }
+  try {
+    fs.rmdirSync(dir);
+  } catch {
+    if (attempt < 200) setTimeout(() => killAndRemove(dir, attempt + 1), Math.min(5 * (attempt + 1), 100)).unref();
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * What one `bash` command may consume (issue 21), and the `prlimit` arguments that impose the
+ * What one `bash` command may consume (issue 21), and the `ulimit` commands that impose the
  * per-process part inside the sandbox. Pure: parsed once from AGENT_TEAMS_BASH_LIMITS, e.g.
  * `memory=1GiB,processes=128,tmp=256MiB`; a key left out keeps its default.
  *
@@ -83,17 +83,23 @@ export function parseSandboxLimits(raw: string | undefined): SandboxLimits {
   return result.data;
 }
 
-/** `prlimit` options (soft = hard, so the command cannot raise them) for one command's processes. */
-export function prlimitArgs(limits: SandboxLimits, options: { cgroup: boolean } = { cgroup: false }): string[] {
-  const pair = (value: number) => `${value}:${value}`;
+/**
+ * bash `ulimit` options (hard and soft, so the command cannot raise them) for one command's
+ * processes; bash counts -v and -f in KiB. The builtin, not prlimit(1): one exec less per call.
+ */
+export function ulimitArgs(limits: SandboxLimits, options: { cgroup: boolean } = { cgroup: false }): string {
+  const kib = (value: number) => Math.floor(value / KiB);
   return [
-    `--nproc=${pair(limits.processes)}`,
-    ...(options.cgroup ? [] : [`--as=${pair(limits.addressSpace)}`]),
-    `--fsize=${pair(limits.fileSize)}`,
-    `--nofile=${pair(limits.openFiles)}`,
-    `--cpu=${pair(limits.cpuSeconds)}`,
-    '--core=0:0',
-  ];
+    `-u ${limits.processes}`,
+    ...(options.cgroup ? [] : [`-v ${kib(limits.addressSpace)}`]),
+    `-f ${kib(limits.fileSize)}`,
+    `-n ${limits.openFiles}`,
+    `-t ${limits.cpuSeconds}`,
+    '-c 0',
+  ]
+    // A host hard limit already below ours is stricter: keep it, soft included.
+    .map((option) => `{ ulimit -SH ${option} 2>/dev/null || ulimit -S ${option.split(' ')[0]} "$(ulimit -H ${option.split(' ')[0]})"; }`)
+    .join(' && ');
 }
 
 /** `2147483648` → `2 GiB`, for messages. */

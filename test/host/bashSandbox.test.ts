@@ -127,15 +127,17 @@ describe('configuration and argv (pure)', () => {
     expect(bwrapArgs({ root: '/srv/co', cwd: '/srv/co', home: '/tmp', network: true, system, limits })).not.toContain('--unshare-net');
   });
 
-  test('the command: prlimit (soft = hard) over a supervisor that reports each private tmpfs after bash', () => {
+  test('the command: a supervisor sets the RLIMITs (hard = soft), runs bash without fd 5, and reports each private tmpfs when it failed', () => {
     const command = sandboxCommand(DEFAULT_SANDBOX_LIMITS, 'echo hi', "/home/o'brien");
-    expect(command.slice(0, 8)).toEqual([
-      '/usr/bin/prlimit', '--nproc=256:256', `--as=${4 * 1024 ** 3}:${4 * 1024 ** 3}`, `--fsize=${1024 ** 3}:${1024 ** 3}`,
-      '--nofile=1024:1024', '--cpu=600:600', '--core=0:0', '--',
-    ]); // prettier-ignore
-    expect(command.slice(8, 10)).toEqual(['/bin/sh', '-c']);
-    expect(command[10]).toBe(`/bin/bash -c "$1" 5>&-; status=$?; stat -f -c '%n %a %b' '/tmp' '/dev/shm' '/run' '/home/o'\\''brien' >&5 2>/dev/null; exit $status`);
-    expect(command.slice(11)).toEqual(['sh', 'echo hi']);
+    expect(command.slice(0, 2)).toEqual(['/bin/bash', '-c']);
+    const limit = (option: string) => `{ ulimit -SH ${option} 2>/dev/null || ulimit -S ${option.split(' ')[0]} "$(ulimit -H ${option.split(' ')[0]})"; }`;
+    const ulimits = ['-u 256', `-v ${4 * 1024 * 1024}`, `-f ${1024 * 1024}`, '-n 1024', '-t 600', '-c 0'].map(limit).join(' && ');
+    expect(command[2]).toBe(
+      `${ulimits} || exit 126; /bin/bash -c "$1" 5>&-; status=$?; ` +
+        `[ $status -eq 0 ] || stat -f -c '%n %a %b' '/tmp' '/dev/shm' '/run' '/home/o'\\''brien' >&5 2>/dev/null; exit $status`,
+    );
+    expect(command.slice(3)).toEqual(['supervisor', 'echo hi']);
+    expect(sandboxCommand(DEFAULT_SANDBOX_LIMITS, 'x', '/tmp', { cgroup: true })[2]).not.toContain('-v ');
   });
 });
 
