@@ -54,7 +54,11 @@ async function main(): Promise<void> {
   const workerConnection = await NativeConnection.connect({ address: server.address });
   // Work tools act on a demo checkout, never on this repository. Point AGENT_TEAMS_CHECKOUT elsewhere to choose.
   const checkoutRoot = process.env.AGENT_TEAMS_CHECKOUT ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-demo-checkout-'));
-  const { worker, close: closeWorker, model } = await createTeamWorker({
+  const {
+    worker,
+    close: closeWorker,
+    model,
+  } = await createTeamWorker({
     connection: workerConnection,
     address: server.address,
     taskQueue: DEFAULT_TASK_QUEUE,

@@ -11,8 +11,11 @@
 export const REDACTED = '***';
 
 /** Query parameters whose value is a credential (compared case-insensitively). */
-const SECRET_PARAMS =
-  /^(key|api[_-]?key|apikey|token|access[_-]?token|refresh[_-]?token|id[_-]?token|auth|password|passwd|pwd|secret|client[_-]?secret|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|.*[_-](token|secret|password|key))$/i;
+const SECRET_PARAMS = new RegExp(
+  '^(key|api[_-]?key|apikey|token|access[_-]?token|refresh[_-]?token|id[_-]?token|auth|password|passwd|pwd|secret|client[_-]?secret|' +
+    'sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|.*[_-](token|secret|password|key))$',
+  'i',
+);
 
 /** A URL in running text: scheme://, then anything up to whitespace or a quote or bracket that ends it. */
 const URL_IN_TEXT = /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>`]*/g;

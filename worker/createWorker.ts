@@ -72,9 +72,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
       `the workflow bundle ${bundlePath} lacks the project's workflow interceptors: build it with bundleTeamWorkflows (worker/workflowBundle.ts)`,
     );
   }
-  const model = options.modelProvider
-    ? { provider: options.modelProvider, description: 'the model provider given to createTeamWorker' }
-    : providerFromEnv();
+  const model = options.modelProvider ? { provider: options.modelProvider, description: 'the model provider given to createTeamWorker' } : providerFromEnv();
   const worker = await Worker.create({
     connection,
     namespace,

@@ -17,7 +17,6 @@ import { type LimitHit, privateTmpfs, runBashCommand } from './bashRun';
 import {
   type BashSandboxConfig,
   bwrapArgs,
-  credentialFiles,
   probeSandbox,
   sandboxCommand,
   sandboxConfigFromEnv,
@@ -26,13 +25,11 @@ import {
   systemMounts,
 } from './bashSandbox';
 import type { WorkToolContext } from './context';
+import { credentialFiles, unsandboxedBashEnv } from './credentials';
 import { type GitMounts, gitMounts, gitPlantablesBefore, removePlanted } from './gitProtection';
 import { errnoCode, isWithin, toPosix } from './paths';
 import { createCommandCgroup, detectCgroups } from './sandboxCgroup';
 import { type FileOwner, sandboxIdentity } from './sandboxIdentity';
-
-/** Worker secrets that bash commands (and so the model and its transcript) must not see. */
-const HIDDEN_ENV = ['MODEL_API_KEY', 'TEMPORAL_API_KEY'];
 
 const CWD_FD = 3;
 /** Reports the shell's final directory on fd 3 however the script ends (normally, exit, set -e). */
@@ -42,8 +39,8 @@ export interface BashToolOptions {
   /** The checkout's real path. */
   rootReal: string;
   /**
-   * The worker environment bash draws on. Sandboxed, bash sees only the allow-list from it;
-   * unsandboxed, all of it without MODEL_API_KEY and TEMPORAL_API_KEY.
+   * The worker environment bash draws on: bash sees only an allow-list from it (credentials.ts),
+   * sandboxed or not.
    */
   env: Record<string, string | undefined>;
   /** Overrides of the sandbox configured by AGENT_TEAMS_BASH_* in `env`. */
@@ -67,10 +64,7 @@ export function createBashTool(options: BashToolOptions) {
   const { rootReal, env: workerEnv, heartbeatIntervalMs } = options;
   const sandbox: BashSandboxConfig = { ...sandboxConfigFromEnv(workerEnv), ...options.sandbox };
   const home = sandboxHome(rootReal, workerEnv.HOME);
-  const bashEnv =
-    sandbox.mode === 'none'
-      ? Object.fromEntries(Object.entries(workerEnv).filter((entry): entry is [string, string] => !HIDDEN_ENV.includes(entry[0]) && entry[1] !== undefined))
-      : sandboxEnv(workerEnv, sandbox, home);
+  const bashEnv = sandbox.mode === 'none' ? unsandboxedBashEnv(workerEnv, sandbox.allowEnv) : sandboxEnv(workerEnv, sandbox, home);
   const maskFiles = credentialFiles(workerEnv);
   const system = systemMounts();
   const identity = sandboxIdentity(rootReal, workerEnv);

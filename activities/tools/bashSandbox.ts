@@ -27,6 +27,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { GitMounts } from './gitProtection';
+import { credentialFiles, describeRefusedBashEnv, parseBashEnvAllowList } from './credentials';
 import { isWithin } from './paths';
 import { networkAuthorityWarning } from './sandboxNetwork';
 import { BASH_LIMITS_ENV, parseSandboxLimits, ulimitArgs, RUN_BYTES, SandboxConfigInvalid, type SandboxLimits, SHM_BYTES } from './sandboxLimits';
@@ -51,8 +52,6 @@ const UNBINDABLE_WHOLE = ['/', '/tmp', '/var', '/var/tmp'];
 
 /** Always passed into the sandbox when the worker has them (HOME is set to the sandbox's own). */
 const BASE_ALLOWED_ENV = ['PATH', 'LANG', 'TERM'];
-/** Worker variables naming credential files: masked inside the sandbox (/dev/null bound over them; opening it is refused). */
-const CREDENTIAL_FILE_ENV = ['TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_CONFIG_FILE'];
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 export interface BashSandboxConfig {
@@ -73,10 +72,8 @@ type Env = Record<string, string | undefined>;
 export function sandboxConfigFromEnv(env: Env = process.env): BashSandboxConfig {
   const mode = env[BASH_SANDBOX_ENV]?.trim().toLowerCase() === 'none' ? 'none' : 'bwrap';
   const network = env[BASH_NETWORK_ENV]?.trim().toLowerCase() === 'on';
-  const allowEnv = (env[BASH_ENV_ALLOW_ENV] ?? '')
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
+  // Credential names are refused here (checkBashSandbox says which); a deployment cannot pass MODEL_API_KEY in.
+  const allowEnv = parseBashEnvAllowList(env[BASH_ENV_ALLOW_ENV]).names;
   return { mode, bwrapPath: DEFAULT_BWRAP_PATH, network, allowEnv, binds: parseBinds(env[BASH_BIND_ENV]), limits: parseSandboxLimits(env[BASH_LIMITS_ENV]) };
 }
 
@@ -184,11 +181,14 @@ export function bwrapArgs(options: BwrapArgsOptions): string[] {
   tmpfs(options.limits.tmp, '/tmp', '1777');
   args.push('--symlink', '../run', '/var/run', '--symlink', '../tmp', '/var/tmp');
   if (options.home !== '/tmp') tmpfs(options.limits.home, options.home, '0700');
-  for (const file of options.maskFiles ?? []) {
-    if (!isWithin(options.root, file) && options.system.some((mount) => mount.kind === 'directory' && isWithin(mount.path, file))) args.push('--ro-bind', '/dev/null', file);
-  }
   // After the tmpfs mounts, so these show through them even when they lie under /tmp or HOME.
-  for (const dir of options.binds ?? []) if (directoryExists(dir)) args.push('--ro-bind', dir, dir);
+  const binds = (options.binds ?? []).filter(directoryExists);
+  for (const dir of binds) args.push('--ro-bind', dir, dir);
+  // A credential file is masked where it would show; elsewhere it is not there at all.
+  const shown = [...options.system.filter((mount) => mount.kind === 'directory').map((mount) => mount.path), ...binds];
+  for (const file of options.maskFiles ?? []) {
+    if (!isWithin(options.root, file) && shown.some((dir) => isWithin(dir, file))) args.push('--ro-bind', '/dev/null', file);
+  }
   args.push('--bind', options.root, options.root);
   // Over the checkout's bind: git metadata pinned, then its configuration read-only.
   for (const dir of options.git?.pinned ?? []) if (isWithin(options.root, dir)) args.push('--bind', dir, dir);
@@ -214,22 +214,6 @@ export function sandboxCommand(limits: SandboxLimits, script: string, home: stri
     `${ulimitArgs(limits, options)} || exit 126; /bin/bash -c "$1" ${TMPFS_REPORT_FD}>&-; status=$?; ` +
     `[ $status -eq 0 ] || stat -f -c '%n %a %b' ${dirs} >&${TMPFS_REPORT_FD} 2>/dev/null; exit $status`;
   return ['/bin/bash', '-c', supervisor, 'supervisor', script];
-}
-
-/** Credential files the worker's environment names that exist as regular files. */
-export function credentialFiles(workerEnv: Env): string[] {
-  const files: string[] = [];
-  for (const name of CREDENTIAL_FILE_ENV) {
-    const value = workerEnv[name]?.trim();
-    if (!value) continue;
-    try {
-      const real = fs.realpathSync(value);
-      if (fs.statSync(real).isFile()) files.push(real);
-    } catch {
-      // missing: nothing to mask
-    }
-  }
-  return files;
 }
 
 export type ProbeResult = { ok: true } | { ok: false; reason: string };
@@ -302,10 +286,12 @@ export async function checkBashSandbox(
     log.error(`bash unavailable, bash calls will fail with SandboxUnavailable: ${identity.reason}`);
     return { ok: false, reason: identity.reason };
   }
+  const refused = parseBashEnvAllowList(process.env[BASH_ENV_ALLOW_ENV]).refused;
+  if (refused.length > 0) log.warn(describeRefusedBashEnv(refused));
   if (config.mode === 'none') {
     log.warn(
-      `${BASH_SANDBOX_ENV}=none: bash runs UNSANDBOXED as the worker's user, with the worker's environment (minus MODEL_API_KEY and TEMPORAL_API_KEY), ` +
-        `its processes (/proc), its network and every path it can write`,
+      `${BASH_SANDBOX_ENV}=none: bash runs UNSANDBOXED as ${identity.run ? `uid ${identity.run.uid}` : "the worker's user"}, with an allow-list of the worker's environment, ` +
+        `the worker's processes (/proc), its network and every path that user can write`,
     );
     return { ok: true, unsandboxed: true };
   }

@@ -261,9 +261,46 @@ describe('sandbox unavailable and the explicit opt-out', () => {
     expect(fs.existsSync(path.join(root, 'ran'))).toBe(false);
   });
 
-  test('AGENT_TEAMS_BASH_SANDBOX=none runs unsandboxed (the worker environment minus the hidden keys)', async () => {
-    const { result } = await bash(`echo "$${SECRET_NAME}/\${MODEL_API_KEY:-unset}"`, { sandbox: { mode: 'none' } });
-    expect(result).toMatchObject({ stdout: `${SECRET}/unset\n`, exitCode: 0 });
+  test('AGENT_TEAMS_BASH_SANDBOX=none runs unsandboxed with an allow-list of the environment: no key, TLS data or gRPC metadata', async () => {
+    const leaks = { TEMPORAL_TLS_CLIENT_KEY_DATA: 'tls-key-data', TEMPORAL_GRPC_META_AUTHORIZATION: 'Bearer meta', TEMPORAL_API_KEY: 'temporal-key' };
+    Object.assign(process.env, leaks);
+    try {
+      const { result } = await bash(`env; echo "lang=$LANG"`, { sandbox: { mode: 'none' } });
+      expect(result.exitCode).toBe(0);
+      for (const value of [SECRET, 'sk-model-key-test', ...Object.values(leaks)]) expect(result.stdout).not.toContain(value);
+      expect(result.stdout).toContain('PATH=');
+    } finally {
+      for (const name of Object.keys(leaks)) delete process.env[name];
+    }
+  });
+
+  test('AGENT_TEAMS_BASH_ENV cannot name a credential: it is left out, and the worker says so at start', async () => {
+    const config = sandboxConfigFromEnv({ AGENT_TEAMS_BASH_ENV: 'GOPATH,MODEL_API_KEY,GITHUB_TOKEN,DB_PASSWORD_FILE,AWS_SECRET' });
+    expect(config.allowEnv).toEqual(['GOPATH']);
+    const { result } = await bash('echo "${MODEL_API_KEY:-unset}"', { sandbox: { allowEnv: config.allowEnv } });
+    expect(result.stdout).toBe('unset\n');
+    const log = { warn: jest.fn(), error: jest.fn(), info: jest.fn() };
+    process.env.AGENT_TEAMS_BASH_ENV = 'GOPATH,MODEL_API_KEY';
+    try {
+      await checkBashSandbox(config, root, log);
+    } finally {
+      delete process.env.AGENT_TEAMS_BASH_ENV;
+    }
+    expect(log.warn).toHaveBeenCalledWith(expect.stringContaining('MODEL_API_KEY'));
+  });
+
+  test('a key file named only inside the TOML profile is masked where the sandbox shows its directory', async () => {
+    const conf = path.join(scratch, 'conf');
+    fs.mkdirSync(conf);
+    fs.writeFileSync(path.join(conf, 'client.key'), `${SECRET}\n`);
+    fs.writeFileSync(path.join(conf, 'readme.txt'), 'shown\n');
+    fs.writeFileSync(path.join(conf, 'temporal.toml'), `[profile.default]\naddress = "127.0.0.1:7233"\n[profile.default.tls]\nclient_cert_path = "${conf}/client.pem"\nclient_key_path = "${conf}/client.key"\n`);
+    fs.writeFileSync(path.join(conf, 'client.pem'), 'cert\n');
+    giveToBash(conf, scratch);
+    const { runWorkTool } = createWorkToolActivities({ root, env: { ...process.env, TEMPORAL_CONFIG_FILE: path.join(conf, 'temporal.toml'), AGENT_TEAMS_BASH_BIND: conf } });
+    const outcome = await runWorkTool({ tool: 'bash', argumentsJson: JSON.stringify({ command: `cat ${conf}/readme.txt; cat ${conf}/client.key | wc -c; cat ${conf}/temporal.toml | wc -c` }), cwd: '.' });
+    expect(outcome.text).not.toContain(SECRET);
+    expect(JSON.parse(outcome.text)).toMatchObject({ stdout: 'shown\n0\n0\n', exitCode: 0 });
   });
 
   test('start-up check: warns on the opt-out, errors when the sandbox cannot start, informs when it can', async () => {

@@ -75,7 +75,9 @@ test('a model call failing with the credentials in its message: the workflow red
   const worker = await startWorker(uniqueId('tq-urlcred-raw'), {
     extraActivities: {
       callModel: () =>
-        Promise.reject(ApplicationFailure.nonRetryable(`could not reach the model server at http://user:secret@127.0.0.1:${port}/v1/chat/completions`, 'RawProvider')),
+        Promise.reject(
+          ApplicationFailure.nonRetryable(`could not reach the model server at http://user:secret@127.0.0.1:${port}/v1/chat/completions`, 'RawProvider'),
+        ),
     },
   });
   workers.push(worker);
