@@ -12,6 +12,7 @@
  *     the answer seen by the client, vs a bare workflow running the same number of activities (2).
  *  6. File tools: read_file and write_file through descriptors vs the path-string tools they
  *     replaced (bench/fileTools.ts; no server).
+ *  8. bash: one call under the issue-21 sandbox vs the issue-20 sandbox's argv (bench/bashSandbox.ts; no server).
  * Writes bench/results/latest.md (the README table is copied from it).
  */
 import * as fs from 'node:fs';
@@ -23,6 +24,7 @@ import { startDevServer } from '../scripts/devServer';
 import { createTeamWorker } from '../worker/createWorker';
 import { finishNoopUpdate, noopUpdate } from './baselines';
 import { createBenchActivities } from './activities';
+import { benchBashSandbox } from './bashSandbox';
 import { benchFileTools } from './fileTools';
 import { benchCheckout } from './side';
 import { scriptText, tool } from '../activities/providers/scriptedModelScript';
@@ -203,8 +205,9 @@ async function main(): Promise<void> {
   await server.stop();
   console.log('  file tools: descriptors vs path strings…');
   rows.push(...(await benchFileTools()));
+  rows.push(...(await benchBashSandbox()));
 
-  const header = ['Measure', 'Team Lead', 'Baseline (bare no-op Update; row 5: bare activities; rows 6-7: the path-string file tools)', 'Ratio'];
+  const header = ['Measure', 'Team Lead', 'Baseline (bare no-op Update; row 5: bare activities; rows 6-7: the path-string file tools; row 8: the issue-20 sandbox)', 'Ratio'];
   const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
   const note =
     `Measured ${new Date().toISOString().slice(0, 10)} on this repository's dev server (Temporal CLI v1.5.1, SQLite in memory), ` +

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   console.log('[2/4] starting a worker (bundles the workflows)…');
   const workerConnection = await NativeConnection.connect({ address: server.address });
   // Work tools act on a demo checkout, never on this repository. Point AGENT_TEAMS_CHECKOUT elsewhere to choose.
-  const checkoutRoot = process.env.AGENT_TEAMS_CHECKOUT ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-demo-checkout-'));
+  const checkoutRoot = process.env.AGENT_TEAMS_CHECKOUT ?? demoCheckout();
   const {
     worker,
     close: closeWorker,
@@ -139,3 +139,13 @@ main().catch((error: unknown) => {
   console.error('If the Temporal CLI build failed, run `npm run server:install` to see its output.');
   process.exit(1);
 });
+
+/**
+ * A fresh demo checkout. Run as root (a container, CI), it is given to `nobody`: bash never runs as
+ * root, it runs as the checkout's owner (activities/tools/sandboxIdentity.ts).
+ */
+function demoCheckout(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-demo-checkout-'));
+  if (process.getuid?.() === 0) fs.chownSync(dir, 65534, 65534);
+  return dir;
+}

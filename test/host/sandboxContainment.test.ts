@@ -194,7 +194,7 @@ describe('what a command can consume: each limit ends as SandboxLimit, the worke
     giveToBash(root);
     const { result } = await bash(`python3 bomb.py ${marker}`, { timeoutMs: 60_000, env: { AGENT_TEAMS_BASH_LIMITS: 'processes=64' } });
     if (cgroups) expect(result).toMatchObject({ error: 'SandboxLimit', message: expect.stringMatching(/processes limit \(64 processes\)/) });
-    else expect(result.stdout).toMatch(/forks refused: (19[4-9]\d)/); // RLIMIT_NPROC in the sandbox's user namespace
+    else expect(Number(/forks refused: (\d+)/.exec(String(result.stdout))?.[1])).toBeGreaterThan(1000); // RLIMIT_NPROC in the sandbox's user namespace
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(processesWith(marker)).toEqual([]);
   }, 90_000);
