@@ -39,14 +39,26 @@ export async function benchBashSandbox(): Promise<string[][]> {
   }
   const cgroups = detectCgroups();
   const limits = DEFAULT_SANDBOX_LIMITS;
-  const base = { cwd: root, env: { PATH: '/usr/bin:/bin' }, user: USER, limits, outputTailBytes: 32 * 1024, timeoutMs: 30_000, heartbeatIntervalMs: 1000, context: { base: root, cwd: '.' } };
+  const base = {
+    cwd: root,
+    env: { PATH: '/usr/bin:/bin' },
+    user: USER,
+    limits,
+    outputTailBytes: 32 * 1024,
+    timeoutMs: 30_000,
+    heartbeatIntervalMs: 1000,
+    context: { base: root, cwd: '.' },
+  };
   const run = async (spec: BashRunSpec) => {
     const result = await runBashCommand(spec);
     if (result.exitCode !== 0 || result.limit !== null) throw new Error(`bash failed: ${result.stderr}`);
   };
   const today = () => {
     const cgroup = cgroups ? createCommandCgroup(cgroups, limits) : null;
-    const args = [...bwrapArgs({ root, cwd: root, home: '/tmp', network: false, system: systemMounts(), limits }), ...sandboxCommand(limits, 'true', '/tmp', { cgroup: cgroup !== null })];
+    const args = [
+      ...bwrapArgs({ root, cwd: root, home: '/tmp', network: false, system: systemMounts(), limits }),
+      ...sandboxCommand(limits, 'true', '/tmp', { cgroup: cgroup !== null }),
+    ];
     return run({ ...base, file: DEFAULT_BWRAP_PATH, args, cgroup, tmpfs: privateTmpfs(limits, '/tmp') });
   };
   const before = () => run({ ...base, file: DEFAULT_BWRAP_PATH, args: [...issue20Args(root), 'bash', '-c', 'true'], cgroup: null, tmpfs: [] });
@@ -66,7 +78,8 @@ export async function benchBashSandbox(): Promise<string[][]> {
     }
     return [
       [
-        `one bash call (\`true\`) under the issue-21 sandbox${cgroups ? ' with its cgroup' : ' (no cgroup here)'} (median ms/call) vs the issue-20 sandbox (read-only root, no limits)`,
+        `one bash call (\`true\`) under the issue-21 sandbox${cgroups ? ' with its cgroup' : ' (no cgroup here)'} (median ms/call) ` +
+          'vs the issue-20 sandbox (read-only root, no limits)',
         median(sides.today).toFixed(1),
         median(sides.before).toFixed(1),
         median(sides.today.map((t, round) => t / (sides.before[round] ?? NaN))).toFixed(2),

@@ -207,7 +207,12 @@ async function main(): Promise<void> {
   rows.push(...(await benchFileTools()));
   rows.push(...(await benchBashSandbox()));
 
-  const header = ['Measure', 'Team Lead', 'Baseline (bare no-op Update; row 5: bare activities; rows 6-7: the path-string file tools; row 8: the issue-20 sandbox)', 'Ratio'];
+  const header = [
+    'Measure',
+    'Team Lead',
+    'Baseline (bare no-op Update; row 5: bare activities; rows 6-7: the path-string file tools; row 8: the issue-20 sandbox)',
+    'Ratio',
+  ];
   const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
   const note =
     `Measured ${new Date().toISOString().slice(0, 10)} on this repository's dev server (Temporal CLI v1.5.1, SQLite in memory), ` +

@@ -14,16 +14,7 @@ import * as path from 'node:path';
 import { bashContract, WORK_TOOL_ERRORS as E, WORK_TOOL_LIMITS as LIMITS, WorkToolError } from '../../shared/agent/workTools';
 import { defineTool } from '../../shared/tools/tool';
 import { type LimitHit, privateTmpfs, runBashCommand } from './bashRun';
-import {
-  type BashSandboxConfig,
-  bwrapArgs,
-  probeSandbox,
-  sandboxCommand,
-  sandboxConfigFromEnv,
-  sandboxEnv,
-  sandboxHome,
-  systemMounts,
-} from './bashSandbox';
+import { type BashSandboxConfig, bwrapArgs, probeSandbox, sandboxCommand, sandboxConfigFromEnv, sandboxEnv, sandboxHome, systemMounts } from './bashSandbox';
 import type { WorkToolContext } from './context';
 import { credentialFiles, unsandboxedBashEnv } from './credentials';
 import { type GitMounts, gitMounts, gitPlantablesBefore, removePlanted } from './gitProtection';
@@ -50,7 +41,9 @@ export interface BashToolOptions {
 
 /** The typed error a hit limit ends the call with: which limit, its value, and the tail of stderr. */
 function limitError(hit: LimitHit, stderr: string): WorkToolError {
-  const tail = stderr.length > 1000 ? `…${stderr.slice(-1000)}` : stderr;
+  // A flood's tail is the flood itself: nothing to show.
+  const flood = hit.limit === 'output' || hit.limit === 'directoryReport';
+  const tail = flood ? '' : stderr.length > 1000 ? `…${stderr.slice(-1000)}` : stderr;
   return new WorkToolError(
     E.sandboxLimit,
     `the command hit its sandbox's ${hit.limit} limit (${hit.value}): ${hit.what}. ` +
@@ -73,7 +66,11 @@ export function createBashTool(options: BashToolOptions) {
   let sandboxChecked = false;
 
   async function ensureSandbox(): Promise<FileOwner | null> {
-    if (!identity.ok) throw new WorkToolError(E.sandboxUnavailable, `bash cannot run here: ${identity.reason}; nothing ran. Use read_file, write_file and edit_file, and tell the Lead`);
+    if (!identity.ok)
+      throw new WorkToolError(
+        E.sandboxUnavailable,
+        `bash cannot run here: ${identity.reason}; nothing ran. Use read_file, write_file and edit_file, and tell the Lead`,
+      );
     if (sandbox.mode === 'none' || sandboxChecked) return identity.run;
     const probe = await probeSandbox(sandbox, rootReal, { home, maskFiles, user: identity.run });
     if (!probe.ok) {
@@ -102,7 +99,17 @@ export function createBashTool(options: BashToolOptions) {
     if (!sandboxed) return runBashCommand({ ...spec, file: 'bash', args: ['-c', script], cgroup: null, tmpfs: [] });
     const cgroup = cgroups ? createCommandCgroup(cgroups, sandbox.limits) : null;
     const args = [
-      ...bwrapArgs({ root: rootReal, cwd: fs.realpathSync(context.base), home, network: sandbox.network, system, binds: sandbox.binds, limits: sandbox.limits, maskFiles, git }),
+      ...bwrapArgs({
+        root: rootReal,
+        cwd: fs.realpathSync(context.base),
+        home,
+        network: sandbox.network,
+        system,
+        binds: sandbox.binds,
+        limits: sandbox.limits,
+        maskFiles,
+        git,
+      }),
       ...sandboxCommand(sandbox.limits, script, home, { cgroup: cgroup !== null }),
     ];
     try {

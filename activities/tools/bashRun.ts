@@ -126,7 +126,9 @@ export function runBashCommand(spec: BashRunSpec): Promise<BashRun> {
   const { limits, context, cgroup } = spec;
   return new Promise<BashRun>((resolve, reject) => {
     // With a cgroup, a shell waits on fd 4 until the worker has moved it in, then becomes bwrap.
-    const [file, args] = cgroup ? ['/bin/sh', ['-c', `read -r _ <&${RELEASE_FD}; exec ${RELEASE_FD}<&-; exec "$@"`, 'sh', spec.file, ...spec.args]] : [spec.file, spec.args];
+    const [file, args] = cgroup
+      ? ['/bin/sh', ['-c', `read -r _ <&${RELEASE_FD}; exec ${RELEASE_FD}<&-; exec "$@"`, 'sh', spec.file, ...spec.args]]
+      : [spec.file, spec.args];
     const child = spawn(file, args, {
       cwd: spec.cwd,
       env: spec.env,
@@ -171,7 +173,11 @@ export function runBashCommand(spec: BashRunSpec): Promise<BashRun> {
     pipes[2]?.on('data', (chunk: Buffer) => {
       directory.push(chunk);
       if (directory.total > DIRECTORY_REPORT_BYTES) {
-        stopAt({ limit: 'directoryReport', value: `${DIRECTORY_REPORT_BYTES} bytes`, what: `it wrote more than PATH_MAX (${DIRECTORY_REPORT_BYTES} bytes) to fd 3, where the shell reports its directory, and was stopped` });
+        stopAt({
+          limit: 'directoryReport',
+          value: `${DIRECTORY_REPORT_BYTES} bytes`,
+          what: `it wrote more than PATH_MAX (${DIRECTORY_REPORT_BYTES} bytes) to fd 3, where the shell reports its directory, and was stopped`,
+        });
       }
     });
     pipes[3]?.on('data', (chunk: Buffer) => report.push(chunk));
@@ -183,7 +189,7 @@ export function runBashCommand(spec: BashRunSpec): Promise<BashRun> {
       } catch (error) {
         killGroup();
         cgroup.finish();
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
         return;
       }
     }
@@ -219,11 +225,31 @@ export function runBashCommand(spec: BashRunSpec): Promise<BashRun> {
       // Background processes may still hold the pipes; stop reading them.
       for (const pipe of pipes) pipe?.destroy();
       const seen = cgroup?.finish() ?? { memory: false, processes: false };
-      if (seen.memory) limit ??= { limit: 'memory', value: formatBytes(limits.memory), what: `its processes used more than ${formatBytes(limits.memory)} of memory together, and the kernel killed one` };
-      if (seen.processes) limit ??= { limit: 'processes', value: `${limits.processes} processes`, what: `it tried to run more than ${limits.processes} processes at once; the fork failed` };
+      if (seen.memory)
+        limit ??= {
+          limit: 'memory',
+          value: formatBytes(limits.memory),
+          what: `its processes used more than ${formatBytes(limits.memory)} of memory together, and the kernel killed one`,
+        };
+      if (seen.processes)
+        limit ??= {
+          limit: 'processes',
+          value: `${limits.processes} processes`,
+          what: `it tried to run more than ${limits.processes} processes at once; the fork failed`,
+        };
       limit ??= fullTmpfs(report.text().text, spec.tmpfs);
-      if (exitCode === SIGXFSZ_STATUS) limit ??= { limit: 'fileSize', value: formatBytes(limits.fileSize), what: `a process wrote a file past ${formatBytes(limits.fileSize)} and was killed (SIGXFSZ)` };
-      if (exitCode === SIGXCPU_STATUS) limit ??= { limit: 'cpuSeconds', value: `${limits.cpuSeconds} s`, what: `a process used more than ${limits.cpuSeconds} s of CPU and was killed (SIGXCPU)` };
+      if (exitCode === SIGXFSZ_STATUS)
+        limit ??= {
+          limit: 'fileSize',
+          value: formatBytes(limits.fileSize),
+          what: `a process wrote a file past ${formatBytes(limits.fileSize)} and was killed (SIGXFSZ)`,
+        };
+      if (exitCode === SIGXCPU_STATUS)
+        limit ??= {
+          limit: 'cpuSeconds',
+          value: `${limits.cpuSeconds} s`,
+          what: `a process used more than ${limits.cpuSeconds} s of CPU and was killed (SIGXCPU)`,
+        };
       const out = stdout.text();
       const err = stderr.text();
       let finalDirectory: string | null = null;

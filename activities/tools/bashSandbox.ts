@@ -168,7 +168,17 @@ export function bwrapArgs(options: BwrapArgsOptions): string[] {
   // --cap-drop ALL: a worker running as root would otherwise hand the command every capability,
   // and with CAP_SYS_ADMIN it could unmount the read-only binds below (seen: umount .git/config).
   // --disable-userns: a nested user namespace could mount a tmpfs of any size.
-  const args = ['--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
+  const args = [
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--unshare-user',
+    '--disable-userns',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+  ];
   if (!options.network) args.push('--unshare-net');
   for (const mount of options.system) {
     if (mount.kind === 'symlink') args.push('--symlink', mount.target, mount.path);
@@ -226,7 +236,16 @@ export function probeSandbox(
   timeoutMs = 10_000,
 ): Promise<ProbeResult> {
   const home = mounts.home ?? '/tmp';
-  const args = bwrapArgs({ root, cwd: root, home, network: config.network, system: systemMounts(), binds: config.binds, limits: config.limits, maskFiles: mounts.maskFiles ?? [] });
+  const args = bwrapArgs({
+    root,
+    cwd: root,
+    home,
+    network: config.network,
+    system: systemMounts(),
+    binds: config.binds,
+    limits: config.limits,
+    maskFiles: mounts.maskFiles ?? [],
+  });
   return new Promise((resolve) => {
     let stderr = '';
     let done = false;
@@ -290,7 +309,8 @@ export async function checkBashSandbox(
   if (refused.length > 0) log.warn(describeRefusedBashEnv(refused));
   if (config.mode === 'none') {
     log.warn(
-      `${BASH_SANDBOX_ENV}=none: bash runs UNSANDBOXED as ${identity.run ? `uid ${identity.run.uid}` : "the worker's user"}, with an allow-list of the worker's environment, ` +
+      `${BASH_SANDBOX_ENV}=none: bash runs UNSANDBOXED as ${identity.run ? `uid ${identity.run.uid}` : "the worker's user"}, ` +
+        `with an allow-list of the worker's environment, ` +
         `the worker's processes (/proc), its network and every path that user can write`,
     );
     return { ok: true, unsandboxed: true };
@@ -298,7 +318,7 @@ export async function checkBashSandbox(
   const unauthenticated = config.network ? networkAuthorityWarning(process.env) : null;
   if (unauthenticated !== null) log.warn(unauthenticated);
   const probe = await probeSandbox(config, real, { home: sandboxHome(real, process.env.HOME), maskFiles: credentialFiles(process.env), user: identity.run });
-  const user = identity.run ? `uid ${identity.run.uid}` : 'the worker\'s user';
+  const user = identity.run ? `uid ${identity.run.uid}` : "the worker's user";
   if (probe.ok) log.info?.(`bash sandbox: bubblewrap (${config.bwrapPath}) as ${user}, network ${config.network ? 'on' : 'off'}`);
   else log.error(`bash sandbox unavailable, bash calls will fail with SandboxUnavailable: ${probe.reason}. Fix it, or opt out with ${BASH_SANDBOX_ENV}=none`);
   return probe;

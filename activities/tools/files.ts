@@ -244,7 +244,12 @@ export function createFileTools(paths: CheckoutPaths, options: FileToolsOptions 
     if (access.write) refuseProtected(segments);
     for (let attempt = 1; ; attempt++) {
       const resolved = await typedFs(shown, () =>
-        resolveBeneath(paths.real, roots, segments, { createDirectories: access.write, shown, beforeCreate: refuseProtected, ...(options.owner ? { owner: options.owner } : {}) }),
+        resolveBeneath(paths.real, roots, segments, {
+          createDirectories: access.write,
+          shown,
+          beforeCreate: refuseProtected,
+          ...(options.owner ? { owner: options.owner } : {}),
+        }),
       );
       try {
         if (access.write) refuseProtected(resolved.segments);

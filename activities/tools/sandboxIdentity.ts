@@ -62,7 +62,8 @@ export function sandboxIdentity(
   const configured = env[BASH_USER_ENV]?.trim();
   if (configured) {
     const user = parseBashUser(configured, readPasswd());
-    if (user === null) return { ok: false, reason: `${BASH_USER_ENV}=${JSON.stringify(configured)} names no user (use uid:gid, a uid, or a name in /etc/passwd)` };
+    if (user === null)
+      return { ok: false, reason: `${BASH_USER_ENV}=${JSON.stringify(configured)} names no user (use uid:gid, a uid, or a name in /etc/passwd)` };
     if (user.uid === 0) return { ok: false, reason: `${BASH_USER_ENV} names root; bash never runs as root` };
     return { ok: true, run: user };
   }
@@ -72,6 +73,7 @@ export function sandboxIdentity(
     ok: false,
     reason:
       `the worker runs as root and the checkout ${rootReal} is owned by root, so bash would run as root. ` +
-      `chown the checkout to the unprivileged user bash should run as (bash runs as the checkout's owner), or set ${BASH_USER_ENV}=uid:gid of a user that can write it`,
+      `chown the checkout to the unprivileged user bash should run as (bash runs as the checkout's owner), ` +
+      `or set ${BASH_USER_ENV}=uid:gid of a user that can write it`,
   };
 }

@@ -70,10 +70,15 @@ export function parseSandboxLimits(raw: string | undefined): SandboxLimits {
     if (part.trim() === '') continue;
     const [key = '', value = '', ...rest] = part.split('=').map((piece) => piece.trim());
     if (!Object.hasOwn(sandboxLimitsSchema.shape, key) || rest.length > 0) {
-      throw new SandboxConfigInvalid(`${BASH_LIMITS_ENV}: unknown entry ${JSON.stringify(part.trim())}; the keys are ${Object.keys(sandboxLimitsSchema.shape).join(', ')}`);
+      throw new SandboxConfigInvalid(
+        `${BASH_LIMITS_ENV}: unknown entry ${JSON.stringify(part.trim())}; the keys are ${Object.keys(sandboxLimitsSchema.shape).join(', ')}`,
+      );
     }
     const parsed = BYTE_KEYS.has(key) ? parseSize(value) : /^\d+$/.test(value) ? Number(value) : null;
-    if (parsed === null) throw new SandboxConfigInvalid(`${BASH_LIMITS_ENV}: ${key}=${JSON.stringify(value)} is not a ${BYTE_KEYS.has(key) ? 'size such as 512MiB' : 'whole number'}`);
+    if (parsed === null)
+      throw new SandboxConfigInvalid(
+        `${BASH_LIMITS_ENV}: ${key}=${JSON.stringify(value)} is not a ${BYTE_KEYS.has(key) ? 'size such as 512MiB' : 'whole number'}`,
+      );
     entries[key] = parsed;
   }
   const result = sandboxLimitsSchema.safeParse(entries);
@@ -89,22 +94,28 @@ export function parseSandboxLimits(raw: string | undefined): SandboxLimits {
  */
 export function ulimitArgs(limits: SandboxLimits, options: { cgroup: boolean } = { cgroup: false }): string {
   const kib = (value: number) => Math.floor(value / KiB);
-  return [
-    `-u ${limits.processes}`,
-    ...(options.cgroup ? [] : [`-v ${kib(limits.addressSpace)}`]),
-    `-f ${kib(limits.fileSize)}`,
-    `-n ${limits.openFiles}`,
-    `-t ${limits.cpuSeconds}`,
-    '-c 0',
-  ]
-    // A host hard limit already below ours is stricter: keep it, soft included.
-    .map((option) => `{ ulimit -SH ${option} 2>/dev/null || ulimit -S ${option.split(' ')[0]} "$(ulimit -H ${option.split(' ')[0]})"; }`)
-    .join(' && ');
+  return (
+    [
+      `-u ${limits.processes}`,
+      ...(options.cgroup ? [] : [`-v ${kib(limits.addressSpace)}`]),
+      `-f ${kib(limits.fileSize)}`,
+      `-n ${limits.openFiles}`,
+      `-t ${limits.cpuSeconds}`,
+      '-c 0',
+    ]
+      // A host hard limit already below ours is stricter: keep it, soft included.
+      .map((option) => `{ ulimit -SH ${option} 2>/dev/null || ulimit -S ${option.split(' ')[0]} "$(ulimit -H ${option.split(' ')[0]})"; }`)
+      .join(' && ')
+  );
 }
 
 /** `2147483648` → `2 GiB`, for messages. */
 export function formatBytes(value: number): string {
-  for (const [unit, size] of [['GiB', GiB], ['MiB', MiB], ['KiB', KiB]] as const) {
+  for (const [unit, size] of [
+    ['GiB', GiB],
+    ['MiB', MiB],
+    ['KiB', KiB],
+  ] as const) {
     if (value >= size && value % size === 0) return `${value / size} ${unit}`;
   }
   return `${value} bytes`;

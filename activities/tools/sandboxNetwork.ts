@@ -12,7 +12,7 @@ import { connectionOptionsFromEnv } from '../../client/connection';
 export function networkAuthorityWarning(env: Record<string, string | undefined>): string | null {
   let options: ReturnType<typeof connectionOptionsFromEnv>;
   try {
-    options = connectionOptionsFromEnv(env as NodeJS.ProcessEnv);
+    options = connectionOptionsFromEnv(env);
   } catch {
     return null; // the worker's own connection fails first, with its own message
   }

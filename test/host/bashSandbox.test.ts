@@ -6,7 +6,15 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type BashSandboxConfig, bwrapArgs, checkBashSandbox, sandboxCommand, sandboxConfigFromEnv, sandboxEnv, sandboxHome } from '../../activities/tools/bashSandbox';
+import {
+  type BashSandboxConfig,
+  bwrapArgs,
+  checkBashSandbox,
+  sandboxCommand,
+  sandboxConfigFromEnv,
+  sandboxEnv,
+  sandboxHome,
+} from '../../activities/tools/bashSandbox';
 import { DEFAULT_SANDBOX_LIMITS, SandboxConfigInvalid } from '../../activities/tools/sandboxLimits';
 import { giveToBash } from '../support/bashUser';
 import { networkAuthorityWarning } from '../../activities/tools/sandboxNetwork';
@@ -45,7 +53,14 @@ async function bash(command: string, options: { cwd?: string; timeoutMs?: number
 
 describe('configuration and argv (pure)', () => {
   test('from the environment: sandbox on, network off by default; opt-out, opt-in and allow-list', () => {
-    expect(sandboxConfigFromEnv({})).toEqual({ mode: 'bwrap', bwrapPath: '/usr/bin/bwrap', network: false, allowEnv: [], binds: [], limits: DEFAULT_SANDBOX_LIMITS });
+    expect(sandboxConfigFromEnv({})).toEqual({
+      mode: 'bwrap',
+      bwrapPath: '/usr/bin/bwrap',
+      network: false,
+      allowEnv: [],
+      binds: [],
+      limits: DEFAULT_SANDBOX_LIMITS,
+    });
     expect(
       sandboxConfigFromEnv({
         AGENT_TEAMS_BASH_SANDBOX: 'none',
@@ -110,7 +125,8 @@ describe('configuration and argv (pure)', () => {
       git: { pinned: ['/srv/co/.git', '/elsewhere/.git'], readOnly: ['/srv/co/.git/config', '/srv/co/.git/hooks'], absentHooks: null },
     });
     expect(args).toEqual([
-      '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net',
+      '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-user', '--disable-userns',
+      '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net',
       '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--ro-bind', '/etc', '/etc',
       '--dev', '/dev', '--proc', '/proc',
       '--perms', '1777', '--size', String(64 * 1024 * 1024), '--tmpfs', '/dev/shm',
@@ -234,7 +250,9 @@ describe('bash under bubblewrap (real commands)', () => {
 describe('the network opt-in', () => {
   test('the worker warns at start when the network is on and the frontend takes it without credentials', async () => {
     const bare = { TEMPORAL_ADDRESS: '127.0.0.1:7233', TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml' };
-    expect(networkAuthorityWarning(bare)).toMatch(/AGENT_TEAMS_BASH_NETWORK=on, and this worker reaches the Temporal frontend at 127.0.0.1:7233 without credentials/);
+    expect(networkAuthorityWarning(bare)).toMatch(
+      /AGENT_TEAMS_BASH_NETWORK=on, and this worker reaches the Temporal frontend at 127.0.0.1:7233 without credentials/,
+    );
     expect(networkAuthorityWarning({ ...bare, TEMPORAL_API_KEY: 'k' })).toBeNull();
     expect(networkAuthorityWarning({ ...bare, TEMPORAL_GRPC_META_AUTHORIZATION: 'Bearer k' })).toBeNull();
     const log = { warn: jest.fn(), error: jest.fn(), info: jest.fn() };
@@ -294,11 +312,21 @@ describe('sandbox unavailable and the explicit opt-out', () => {
     fs.mkdirSync(conf);
     fs.writeFileSync(path.join(conf, 'client.key'), `${SECRET}\n`);
     fs.writeFileSync(path.join(conf, 'readme.txt'), 'shown\n');
-    fs.writeFileSync(path.join(conf, 'temporal.toml'), `[profile.default]\naddress = "127.0.0.1:7233"\n[profile.default.tls]\nclient_cert_path = "${conf}/client.pem"\nclient_key_path = "${conf}/client.key"\n`);
+    fs.writeFileSync(
+      path.join(conf, 'temporal.toml'),
+      `[profile.default]\naddress = "127.0.0.1:7233"\n[profile.default.tls]\nclient_cert_path = "${conf}/client.pem"\nclient_key_path = "${conf}/client.key"\n`,
+    );
     fs.writeFileSync(path.join(conf, 'client.pem'), 'cert\n');
     giveToBash(conf, scratch);
-    const { runWorkTool } = createWorkToolActivities({ root, env: { ...process.env, TEMPORAL_CONFIG_FILE: path.join(conf, 'temporal.toml'), AGENT_TEAMS_BASH_BIND: conf } });
-    const outcome = await runWorkTool({ tool: 'bash', argumentsJson: JSON.stringify({ command: `cat ${conf}/readme.txt; cat ${conf}/client.key | wc -c; cat ${conf}/temporal.toml | wc -c` }), cwd: '.' });
+    const { runWorkTool } = createWorkToolActivities({
+      root,
+      env: { ...process.env, TEMPORAL_CONFIG_FILE: path.join(conf, 'temporal.toml'), AGENT_TEAMS_BASH_BIND: conf },
+    });
+    const outcome = await runWorkTool({
+      tool: 'bash',
+      argumentsJson: JSON.stringify({ command: `cat ${conf}/readme.txt; cat ${conf}/client.key | wc -c; cat ${conf}/temporal.toml | wc -c` }),
+      cwd: '.',
+    });
     expect(outcome.text).not.toContain(SECRET);
     expect(JSON.parse(outcome.text)).toMatchObject({ stdout: 'shown\n0\n0\n', exitCode: 0 });
   });

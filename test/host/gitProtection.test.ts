@@ -18,7 +18,10 @@ const OPERATOR_TRUSTS_CHECKOUT = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'saf
 let runWorkTool: ReturnType<typeof createWorkToolActivities>['runWorkTool'];
 
 const git = (...args: string[]) =>
-  execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...OPERATOR_TRUSTS_CHECKOUT } });
+  execFileSync('git', ['-C', root, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...OPERATOR_TRUSTS_CHECKOUT },
+  });
 
 beforeEach(() => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'git-protection-'));

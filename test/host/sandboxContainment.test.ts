@@ -16,6 +16,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createWorkToolActivities } from '../../activities/tools';
 import { detectCgroups } from '../../activities/tools/sandboxCgroup';
+import { forkBombPython, UNIX_SOCKET_PROBE_PYTHON } from '../support/attackScripts';
 import { giveToBash, runningAsRoot } from '../support/bashUser';
 
 let scratch: string;
@@ -78,36 +79,41 @@ describe('what a command can reach', () => {
     return servers;
   }
 
-  test.each([false, true])('no socket of the host is reachable, network opt-in %s (the listener answers the host itself)', async (network) => {
-    const dirs = ['/run/agent-teams-test', '/var/run/agent-teams-test-var', '/tmp', '/dev/shm', path.join(os.homedir(), '.agent-teams-test'), scratch];
-    const servers = await listenAt(dirs);
-    expect(servers.length).toBeGreaterThanOrEqual(4);
-    try {
-      const files = servers.map((entry) => entry.file);
-      const script = `import socket,sys\nfor f in sys.argv[1:]:\n  s=socket.socket(socket.AF_UNIX)\n  try:\n    s.connect(f); print('CONNECTED', f, s.recv(16))\n  except OSError as e: print('refused', f, e.strerror)\n`;
-      fs.writeFileSync(path.join(root, 'probe.py'), script);
-      giveToBash(root);
-      // The control: the same probe from the host connects to every one (asynchronously: the listeners are in this process).
-      const host = await promisify(execFile)('python3', [path.join(root, 'probe.py'), ...files], { encoding: 'utf8', timeout: 10_000 });
-      expect(host.stdout.match(/CONNECTED/g)?.length).toBe(files.length);
-      const before = servers.map((entry) => entry.accepted);
-      const { result } = await bash(`python3 probe.py ${files.map((file) => `'${file}'`).join(' ')}`, { network });
-      expect(result.stdout).not.toMatch(/CONNECTED/);
-      expect((result.stdout as string).match(/refused/g)?.length).toBe(files.length);
-      expect(servers.map((entry) => entry.accepted)).toEqual(before);
-    } finally {
-      for (const entry of servers) {
-        await new Promise((resolve) => entry.server.close(resolve));
-        fs.rmSync(entry.file, { force: true });
+  test.each([false, true])(
+    'no socket of the host is reachable, network opt-in %s (the listener answers the host itself)',
+    async (network) => {
+      const dirs = ['/run/agent-teams-test', '/var/run/agent-teams-test-var', '/tmp', '/dev/shm', path.join(os.homedir(), '.agent-teams-test'), scratch];
+      const servers = await listenAt(dirs);
+      expect(servers.length).toBeGreaterThanOrEqual(4);
+      try {
+        const files = servers.map((entry) => entry.file);
+        fs.writeFileSync(path.join(root, 'probe.py'), UNIX_SOCKET_PROBE_PYTHON);
+        giveToBash(root);
+        // The control: the same probe from the host connects to every one (asynchronously: the listeners are in this process).
+        const host = await promisify(execFile)('python3', [path.join(root, 'probe.py'), ...files], { encoding: 'utf8', timeout: 10_000 });
+        expect(host.stdout.match(/CONNECTED/g)?.length).toBe(files.length);
+        const before = servers.map((entry) => entry.accepted);
+        const { result } = await bash(`python3 probe.py ${files.map((file) => `'${file}'`).join(' ')}`, { network });
+        expect(result.stdout).not.toMatch(/CONNECTED/);
+        expect((result.stdout as string).match(/refused/g)?.length).toBe(files.length);
+        expect(servers.map((entry) => entry.accepted)).toEqual(before);
+      } finally {
+        for (const entry of servers) {
+          await new Promise((resolve) => entry.server.close(resolve));
+          fs.rmSync(entry.file, { force: true });
+        }
+        fs.rmSync('/run/agent-teams-test', { recursive: true, force: true });
+        fs.rmSync('/var/run/agent-teams-test-var', { recursive: true, force: true });
+        fs.rmSync(path.join(os.homedir(), '.agent-teams-test'), { recursive: true, force: true });
       }
-      fs.rmSync('/run/agent-teams-test', { recursive: true, force: true });
-      fs.rmSync('/var/run/agent-teams-test-var', { recursive: true, force: true });
-      fs.rmSync(path.join(os.homedir(), '.agent-teams-test'), { recursive: true, force: true });
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 
   test('only the system paths are there: no /home, /root, /var, /sys; /run, /tmp and HOME are private and empty', async () => {
-    const { result } = await bash('ls -A / | tr "\\n" " "; echo; for d in /run /tmp /dev/shm "$HOME"; do echo "$d:$(ls -A "$d" | wc -l)"; done; ls /home /sys /var/lib 2>&1 | head -3');
+    const { result } = await bash(
+      'ls -A / | tr "\\n" " "; echo; for d in /run /tmp /dev/shm "$HOME"; do echo "$d:$(ls -A "$d" | wc -l)"; done; ls /home /sys /var/lib 2>&1 | head -3',
+    );
     const [top = '', ...rest] = (result.stdout as string).split('\n');
     expect(top.trim().split(' ').sort()).toEqual(expect.arrayContaining(['usr', 'etc', 'proc', 'dev', 'tmp', 'run']));
     // The first component of HOME (a private tmpfs) and of the checkout are there as the way to them.
@@ -126,7 +132,9 @@ describe('what a command can reach', () => {
     fs.mkdirSync(path.join(toolchain, 'bin'), { recursive: true });
     fs.writeFileSync(path.join(toolchain, 'bin', 'tool'), '#!/bin/sh\necho tool ran\n', { mode: 0o755 });
     giveToBash(toolchain, scratch);
-    const { result } = await bash(`${toolchain}/bin/tool; touch ${toolchain}/x 2>&1 | grep -o 'Read-only file system'`, { env: { AGENT_TEAMS_BASH_BIND: toolchain } });
+    const { result } = await bash(`${toolchain}/bin/tool; touch ${toolchain}/x 2>&1 | grep -o 'Read-only file system'`, {
+      env: { AGENT_TEAMS_BASH_BIND: toolchain },
+    });
     expect(result.stdout).toBe('tool ran\nRead-only file system\n');
   });
 
@@ -140,7 +148,10 @@ describe('what a command can reach', () => {
     if (!runningAsRoot()) return; // the refusals below are about a worker running as root
     fs.chownSync(root, 0, 0);
     const refused = await bash('touch ran');
-    expect(refused).toMatchObject({ ok: false, result: { error: 'SandboxUnavailable', message: expect.stringMatching(/owned by root.*AGENT_TEAMS_BASH_USER/) } });
+    expect(refused).toMatchObject({
+      ok: false,
+      result: { error: 'SandboxUnavailable', message: expect.stringMatching(/owned by root.*AGENT_TEAMS_BASH_USER/) },
+    });
     const named = await bash('touch ran', { env: { AGENT_TEAMS_BASH_USER: 'root' } });
     expect(named.result).toMatchObject({ error: 'SandboxUnavailable', message: expect.stringMatching(/names root; bash never runs as root/) });
     expect(fs.existsSync(path.join(root, 'ran'))).toBe(false);
@@ -188,9 +199,7 @@ describe('what a command can consume: each limit ends as SandboxLimit, the worke
 
   test('a fork bomb is held at the process limit and leaves nothing behind', async () => {
     const marker = `agent-teams-fork-${process.pid}`;
-    // Python, not a bash loop: bash retries a failed fork for about 15 s before it gives up.
-    const bomb = `import os, time  # ${marker}\nfailed = 0\nfor i in range(2000):\n  try:\n    if os.fork() == 0:\n      time.sleep(2); os._exit(0)\n  except OSError:\n    failed += 1\nprint("forks refused:", failed)\n`;
-    fs.writeFileSync(path.join(root, 'bomb.py'), bomb);
+    fs.writeFileSync(path.join(root, 'bomb.py'), forkBombPython(marker));
     giveToBash(root);
     const { result } = await bash(`python3 bomb.py ${marker}`, { timeoutMs: 60_000, env: { AGENT_TEAMS_BASH_LIMITS: 'processes=64' } });
     if (cgroups) expect(result).toMatchObject({ error: 'SandboxLimit', message: expect.stringMatching(/processes limit \(64 processes\)/) });

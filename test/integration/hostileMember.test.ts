@@ -23,6 +23,7 @@ import { chainReport, teamWorkflowIds } from '../support/adversarial';
 import { useClientAndWorker } from '../support/harness';
 import { eventually, teammateState, toolResult } from '../support/teams';
 import { uniqueId } from '../support/temporal';
+import { forkBombPython } from '../support/attackScripts';
 import { giveToBash } from '../support/bashUser';
 
 const env = useClientAndWorker();
@@ -120,7 +121,7 @@ test('a hostile member cannot redirect another member’s file tools, plant git 
   }
 }, 180_000);
 
-test('a member that tries the host’s sockets and exhausts memory, processes, /tmp and its output gets refusals and SandboxLimit; the Team keeps serving', async () => {
+test('a member trying the host’s sockets and exhausting memory, processes, /tmp and output gets refusals and SandboxLimit; the Team serves on', async () => {
   const root = env.worker.checkoutRoot;
   const socketDir = process.getuid?.() === 0 ? '/run/agent-teams-test-team' : fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-team-socket-'));
   fs.mkdirSync(socketDir, { recursive: true });
@@ -134,13 +135,12 @@ test('a member that tries the host’s sockets and exhausts memory, processes, /
   const rssBefore = process.memoryUsage().rss;
   try {
     const probe = `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${socketFile}'); print('CONNECTED', s.recv(32))"`;
-    const bomb = 'import os, time\nfailed = 0\nfor i in range(2000):\n  try:\n    if os.fork() == 0:\n      time.sleep(2); os._exit(0)\n  except OSError:\n    failed += 1\nprint("forks refused:", failed)\n';
     const attacker = script(
       tool('bash', { command: probe }),
       tool('bash', { command: 'head -c 200000000 /dev/zero' }),
       tool('bash', { command: 'python3 -c "b = bytearray(8 * 1024**3)"', timeoutMs: 60_000 }),
       tool('bash', { command: 'dd if=/dev/zero of=/tmp/fill bs=1M count=6144 status=none' }),
-      tool('write_file', { path: 'bomb.py', content: bomb, version: null }),
+      tool('write_file', { path: 'bomb.py', content: forkBombPython(), version: null }),
       tool('bash', { command: 'python3 bomb.py', timeoutMs: 60_000 }),
       send('lead', script(answer('attacker done'))),
     );
@@ -162,7 +162,9 @@ test('a member that tries the host’s sockets and exhausts memory, processes, /
       (state) => state.status === 'idle',
       60_000,
     );
-    const bash = member.conversation.filter((entry) => entry.role === 'tool' && entry.toolName === 'bash').map((entry) => ({ ok: entry.ok, result: toolResult(entry) }));
+    const bash = member.conversation
+      .filter((entry) => entry.role === 'tool' && entry.toolName === 'bash')
+      .map((entry) => ({ ok: entry.ok, result: toolResult(entry) }));
     expect(bash).toHaveLength(5);
     const [socket, flood, allocation, tmp, forks] = bash;
     expect(socket?.result.stdout ?? '').not.toMatch(/CONNECTED/);

@@ -1,7 +1,5 @@
 /** Runs the project's worker (worker/main.ts) as a separate OS process, for crash drills. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { address, tempCheckout } from './temporal';
 

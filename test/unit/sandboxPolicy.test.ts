@@ -36,7 +36,10 @@ test('bash user: uid:gid, a uid (gid from passwd), a name; never root, and a roo
   expect(sandboxIdentity('/co', {}, 1000, ownedBy(0))).toEqual({ ok: true, run: null }); // not root: bash runs as the worker
   expect(sandboxIdentity('/co', {}, 0, ownedBy(1000))).toEqual({ ok: true, run: { uid: 1000, gid: 1000 } });
   expect(sandboxIdentity('/co', {}, 0, ownedBy(0))).toMatchObject({ ok: false, reason: expect.stringMatching(/owned by root.*chown/) });
-  expect(sandboxIdentity('/co', { AGENT_TEAMS_BASH_USER: '0:0' }, 0, ownedBy(1000))).toMatchObject({ ok: false, reason: expect.stringMatching(/never runs as root/) });
+  expect(sandboxIdentity('/co', { AGENT_TEAMS_BASH_USER: '0:0' }, 0, ownedBy(1000))).toMatchObject({
+    ok: false,
+    reason: expect.stringMatching(/never runs as root/),
+  });
   expect(sandboxIdentity('/co', { AGENT_TEAMS_BASH_USER: '4242:4242' }, 0, ownedBy(0))).toEqual({ ok: true, run: { uid: 4242, gid: 4242 } });
 });
 
