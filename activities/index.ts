@@ -16,6 +16,8 @@ import { descriptorProblem } from '../shared/session/descriptor';
 const WORKFLOW_EXECUTION_STATUS_RUNNING = 1;
 /** The gRPC status of a describe for an id that holds no workflow. */
 const GRPC_NOT_FOUND = 5;
+/** How long memberClosed waits for a member that reported its exit to close (it closes in its next workflow task). */
+const MEMBER_CLOSE_WAIT_MS = 10_000;
 
 export interface ActivityDependencies {
   client: Client;
@@ -140,6 +142,19 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
     /** Disposal and conflict cleanup: cancel the child and wait until it has exited. */
     async stopTeammate(input: { workflowId: string }): Promise<void> {
       await drain(input.workflowId);
+    },
+
+    /** A member's exit report, checked against the server: it closes within a moment of the report, or the report was not true. */
+    async memberClosed(input: { workflowId: string }): Promise<boolean> {
+      const giveUpAt = Date.now() + MEMBER_CLOSE_WAIT_MS;
+      for (;;) {
+        const raw = await rawDescription(input.workflowId);
+        if (raw === null) return false;
+        if (Number(raw.workflowExecutionInfo?.status) !== WORKFLOW_EXECUTION_STATUS_RUNNING) return true;
+        if (Date.now() >= giveUpAt) return false;
+        Context.current().heartbeat();
+        await Context.current().sleep(250);
+      }
     },
   };
 }

@@ -564,6 +564,18 @@ program
   });
 
 program
+  .command('cancel <teamId>')
+  .description("request cancellation, as the Web UI's button and `temporal workflow cancel` do: the Lead disposes of the Team, then ends CANCELLED (Lead only)")
+  .action(async (teamId: string) => {
+    await withTeam(teamId, 'dispose', async (team, options) => {
+      warn(`cancelling ${teamId}: the Lead stops every teammate, then ends…`);
+      const report = await team.cancel();
+      const members = report.view.members.map((m) => `${m.name} ${m.phase}`).join(', ') || 'no teammates';
+      print(options, report, () => `${teamId} ${report.status.toLowerCase()}: ${members}`);
+    });
+  });
+
+program
   .command('panel')
   .description("serve the live web panel: each Team's roster, board and Lead, updated as they change (Server-Sent Events, no polling)")
   .option('--port <port>', 'port to listen on (default 8299; 0 picks a free one)', (value: string) => parsePort(value), 8299)

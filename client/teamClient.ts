@@ -12,6 +12,7 @@ import {
   WorkflowUpdateFailedError,
   isGrpcServiceError,
   WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
@@ -370,6 +371,26 @@ export class TeamClient {
   /** Deadline: `disposeMs` (it stops every teammate before it answers). */
   dispose(options?: CallOptions): Promise<TeamView> {
     return this.update(defs.disposeTeamUpdate, {}, undefined, options);
+  }
+
+  /**
+   * Requests cancellation, what the Web UI's "Request Cancellation" and `temporal workflow cancel`
+   * send, and waits until the Lead has closed. The Lead takes it as a disposal (admission closes,
+   * admitted operations settle, every member stops) and ends CANCELLED; the report gives that
+   * status as the server records it, and the Team's final view (a query, served by a worker).
+   * Deadline: `disposeMs`.
+   */
+  async cancel(options?: CallOptions): Promise<{ status: string; view: TeamView }> {
+    return this.call('cancel', options?.deadlineMs ?? this.deadlines.disposeMs, async () => {
+      const handle = this.handle();
+      await handle.cancel();
+      // The close is the answer, whatever it is (CANCELLED after the disposal, or COMPLETED if a disposeTeam got there first).
+      await handle.result().catch((error: unknown) => {
+        if (!(error instanceof WorkflowFailedError)) throw error;
+      });
+      const { status } = await handle.describe();
+      return { status: status.name, view: await handle.query(defs.getTeamViewQuery) };
+    });
   }
 
   spawnTeammate(body: Omit<defs.SpawnTeammateRequest, 'caller'>, options?: CallOptions): Promise<defs.SpawnTeammateResult> {

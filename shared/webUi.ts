@@ -123,7 +123,7 @@ export function toolCallSummary(name: string, call: ToolCall): string {
 }
 
 /** The Lead's control activities: `lead · stopTeammate parser-dev`. */
-export function controlSummary(activity: 'stopTeammate' | 'reconcileTeammate', workflowId: string): string {
+export function controlSummary(activity: 'stopTeammate' | 'reconcileTeammate' | 'memberClosed', workflowId: string): string {
   return oneLine(`lead · ${activity} ${markdownText(workflowId)}`, MAX_SUMMARY_LENGTH);
 }
 

@@ -41,6 +41,8 @@ export interface TeamActivities {
   reconcileTeammate(input: ReconcileTeammateInput): Promise<ReconcileOutcome>;
   /** Disposal and conflict cleanup: cancel the child and wait until it has exited. */
   stopTeammate(input: { workflowId: string }): Promise<void>;
+  /** Whether a member that reported its own exit has closed on the server (waits up to MEMBER_CLOSE_WAIT_MS); never cancels it. */
+  memberClosed(input: { workflowId: string }): Promise<boolean>;
 }
 
 // ---- model calls ----------------------------------------------------------------------------------

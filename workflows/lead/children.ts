@@ -18,6 +18,8 @@ export const control = {
     controlActivities.reconcileTeammate.executeWithOptions({ summary: controlSummary('reconcileTeammate', input.workflowId) }, [input]),
   stopTeammate: (input: { workflowId: string }): Promise<void> =>
     controlActivities.stopTeammate.executeWithOptions({ summary: controlSummary('stopTeammate', input.workflowId) }, [input]),
+  memberClosed: (input: { workflowId: string }): Promise<boolean> =>
+    controlActivities.memberClosed.executeWithOptions({ summary: controlSummary('memberClosed', input.workflowId) }, [input]),
 };
 
 export interface ChildStart {

@@ -53,19 +53,24 @@ export function createDisposal(ctx: LeadContext, hooks: DisposalHooks) {
 
   /** After admission closed: admitted spawns and sends settle, then every recorded child is stopped. */
   const stopEverything = async (): Promise<TeamView> => {
-    await condition(() => run.operationsInFlight === 0);
-    const failures: string[] = [];
+    // A try/finally adds no promise step: the commands stay in the order recorded before the counter existed.
     try {
-      await hooks.stopSubagents();
-    } catch (error) {
-      failures.push(`the Lead's subagents: ${innermostMessage(error)}`);
+      await condition(() => run.operationsInFlight === 0);
+      const failures: string[] = [];
+      try {
+        await hooks.stopSubagents();
+      } catch (error) {
+        failures.push(`the Lead's subagents: ${innermostMessage(error)}`);
+      }
+      // Includes the children of spawns that settled after admission closed, and failed records (cleanup-owned).
+      await stopRecordedChildren(ctx, failures, innermostMessage);
+      throwIfDisposalFailed(failures);
+      run.disposeRequested = true;
+      keepSearchAttribute(AGENT_TEAM_PHASE, 'stopped');
+      return teamView(run.state.team, ctx.leadStatus());
+    } finally {
+      run.disposalsInFlight -= 1;
     }
-    // Includes the children of spawns that settled after admission closed, and failed records (cleanup-owned).
-    await stopRecordedChildren(ctx, failures, innermostMessage);
-    throwIfDisposalFailed(failures);
-    run.disposeRequested = true;
-    keepSearchAttribute(AGENT_TEAM_PHASE, 'stopped');
-    return teamView(run.state.team, ctx.leadStatus());
   };
 
   /**
@@ -76,6 +81,7 @@ export function createDisposal(ctx: LeadContext, hooks: DisposalHooks) {
   const dispose = (): Promise<TeamView> => {
     run.commit(decideCloseTeam(run.state, ctx.now()));
     run.disposing = true;
+    run.disposalsInFlight += 1;
     hooks.cancelTurn();
     return stopEverything();
   };

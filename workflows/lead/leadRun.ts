@@ -26,6 +26,8 @@ export class LeadRun {
    * patch only): waits wake, the Lead agent starts no further turn, watch notifications stop.
    */
   disposing = false;
+  /** disposeTeam calls still stopping children (disposal.ts); a cancel request's disposal waits for them. */
+  disposalsInFlight = 0;
   /** Signals this run ignored, by reason (getLeadRunInfo). */
   readonly ignored: IgnoredSignals = noIgnoredSignals();
   /** Names whose creator (a spawnTeammate handler) is running in this run. */

@@ -4,7 +4,7 @@
  * disposing of the Team. The decisions are the pure core's (shared/lead/decide.ts).
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ApplicationFailure, condition, getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
+import { ApplicationFailure, condition, getExternalWorkflowHandle, isCancellation, log } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
 import type { InterruptResult, ReconcileOutcome, SpawnTeammateResult, TeammateDescriptor } from '../../shared/contract';
 import { errorMessage, innermostMessage } from '../../shared/errors';
@@ -15,6 +15,7 @@ import {
   decideInterrupt,
   decideSettle,
   decideSpawnTeammate,
+  decideStop,
   messageBytes,
   parseSpawn,
   parseWith,
@@ -180,8 +181,30 @@ export function createRoster(ctx: LeadContext) {
     return teamView(run.state.team, ctx.leadStatus());
   };
 
+  let exitsInFlight = 0;
+  /**
+   * A live member reported that it exited without the Lead stopping it (an operator cancelled it).
+   * The report is a signal anyone could send, so the record becomes stopped only once the server
+   * confirms that the child has closed; a disposal in progress records its own stops.
+   */
+  const recordExit = async (name: string): Promise<void> => {
+    const record = own(run.state.team.members, name);
+    if (!record || record.phase !== 'active' || run.disposing) return;
+    exitsInFlight += 1;
+    try {
+      if (await control.memberClosed({ workflowId: record.workflowId })) run.commit(decideStop(run.state, name, ctx.now()));
+    } catch (error) {
+      log.warn('could not confirm that a member exited; its record stays active', { name, error: errorMessage(error) });
+    } finally {
+      exitsInFlight -= 1;
+    }
+  };
+
   return {
     checkSpawn,
+    recordExit,
+    /** Exit confirmations still running; the run waits for them before it ends or continues as new. */
+    exitsInFlight: (): number => exitsInFlight,
     spawn,
     recoverProvisioning,
     checkInterrupt,

@@ -6,7 +6,17 @@
  * started with a prompt.
  */
 import type { UpdateDefinition } from '@temporalio/common';
-import { allHandlersFinished, condition, continueAsNew, currentUpdateInfo, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  CancelledFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  currentUpdateInfo,
+  log,
+  patched,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { carriedWithinBudget } from '../../shared/agent/budget';
 import * as contract from '../../shared/contract';
 import type { TeamLeadInput, TeamLeadResult, TeamLeadWorkflow } from '../../shared/contract';
@@ -39,10 +49,27 @@ import { LeadRun } from './leadRun';
 import { createMailbox } from './mailbox';
 import { createLeadOperations, type Gate } from './operations';
 import { createRoster } from './roster';
+import { CANCELLED_AFTER_DISPOSAL, CANCEL_IS_DISPOSAL_PATCH, disposeOnCancel, shieldFromCancel, whenCancelRequested } from './cancellation';
 
 export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promise<TeamLeadResult> => {
   const input = parseLeadInput(rawInput, workflowInfo().workflowId);
   const typed = patched(TYPED_UPDATE_FAILURES_PATCH);
+  // Runs recorded before this patch keep the root scope (a cancel request rejects what it holds).
+  const cancelIsDisposal = patched(CANCEL_IS_DISPOSAL_PATCH);
+  const shield = shieldFromCancel(cancelIsDisposal);
+  let cancelRequested = false;
+  if (cancelIsDisposal) whenCancelRequested(() => void (cancelRequested = true));
+  return shield(() => leadRun(input, typed, cancelIsDisposal, () => cancelRequested, shield));
+};
+
+/** The Lead's body: under CANCEL_IS_DISPOSAL_PATCH it runs in a non-cancellable scope, and a cancel request is a disposal. */
+async function leadRun(
+  input: ReturnType<typeof parseLeadInput>,
+  typed: boolean,
+  cancelIsDisposal: boolean,
+  cancelRequested: () => boolean,
+  shield: <T>(fn: () => T | Promise<T>) => T | Promise<T>,
+): Promise<TeamLeadResult> {
   const now = (): string => new Date().toISOString();
   const { agent: carriedAgent, ...carriedLead } = input.carried ?? {};
   const run = new LeadRun(
@@ -102,7 +129,8 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   for (const operation of operations.operations) {
     guardedUpdate(
       operation.definition as UpdateDefinition<unknown, [unknown]>,
-      (request) => operations.execute(operation, request, updateId()),
+      // Shielded: a cancel request must not cut short a spawn, a send or a wait the Lead admitted.
+      (request) => shield(() => operations.execute(operation, request, updateId())),
       (request) => operations.validate(operation, request, updateId(), gateClosed),
       typed,
     );
@@ -117,7 +145,12 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   const guard: SignalGuard = { ignored: run.ignored, onSignal: () => void (run.signals += 1) };
   guardedSignal(guard, contract.watchEdgesSignal, edgeWatchSchema, (watch) => applySignal(decideWatch(run.state, watch)));
   guardedSignal(guard, contract.unwatchEdgesSignal, edgeUnwatchSchema, ({ name, waitId }) => applySignal(decideUnwatch(run.state, name, waitId)));
-  guardedSignal(guard, contract.reportMemberStatusSignal, memberStatusReportSchema, (report) => applySignal(decideStatusReport(run.state, report)));
+  guardedSignal(guard, contract.reportMemberStatusSignal, memberStatusReportSchema, (report) => {
+    const outcome = applySignal(decideStatusReport(run.state, report));
+    // A member that exited on its own (an operator cancelled it) is recorded stopped once the server confirms it closed.
+    if (outcome === 'applied' && report.status === 'exited' && cancelIsDisposal) void shield(() => roster.recordExit(report.name));
+    return outcome;
+  });
   const operationNames: ReadonlySet<string> = new Set(operations.operations.map((operation) => operation.definition.name));
   guardedSignal(guard, contract.reportRejectionSignal, rejectionReportSchema, (report) =>
     applySignal(decideRejectionReport(run.state, report, operationNames, now())),
@@ -158,18 +191,22 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   const agentLoop = agent.enabled ? leadAgent.run() : Promise.resolve();
   const notifier = mailbox.notifyWatchers();
 
-  await condition(() => run.disposeRequested || run.mustRollOver(workflowInfo().continueAsNewSuggested));
+  await condition(() => run.disposeRequested || cancelRequested() || run.mustRollOver(workflowInfo().continueAsNewSuggested));
+  if (cancelRequested() && !run.disposeRequested) await disposeOnCancel(run, operations);
   closingNow = true;
   await recovery;
   // The Lead's own turn finishes first (its waits wake on closingNow), then handlers settle.
   await agentLoop;
   await notifier;
+  if (roster.exitsInFlight() > 0) await condition(() => roster.exitsInFlight() === 0);
   await condition(allHandlersFinished);
+  // A cancel request ends the run as cancelled, after the disposal: what the Web UI, the CLI and the client report.
+  if (cancelRequested()) throw new CancelledFailure(CANCELLED_AFTER_DISPOSAL);
   if (!run.disposeRequested) {
     return await continueAsNew<TeamLeadWorkflow>(nextRunInput(input, run, agent));
   }
   return { view: teamView(run.state.team, ctx.leadStatus()) };
-};
+}
 
 /**
  * The next run's input: everything the run owned, within the payload budget. The first run's
