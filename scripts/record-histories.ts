@@ -13,7 +13,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
 import { createTeamWorker } from '../worker/createWorker';
 import { ensureTemporalCli, startDevServer } from './devServer';
-import { answer, script, scriptText, send, tool } from '../activities/providers/scriptedModelScript';
+import { answer, script, scriptText, send, think, tool } from '../activities/providers/scriptedModelScript';
 import { getTeammateStateQuery } from '../shared/contract';
 import type { JsonValue } from '../shared/json';
 import { demoAgentPrompt, runDemoScenario, runDemoTeammates } from './demoScenario';
@@ -116,6 +116,22 @@ async function main(): Promise<void> {
       save(server.address, waitTeam.teamId, `teamLead-wait-${version}.json`);
       save(server.address, waiterId, `teammate-waiter-${version}.json`);
 
+      // Ending by cancel requests (issue 22): an operator cancels one teammate (the Lead records it
+      // stopped once memberClosed confirms it), then the Lead, whose disposal stops the other mid-turn.
+      const cancelTeam = await TeamClient.start(client, { teamId: `history-cancel-${version}`, taskQueue: 'record-histories' });
+      await cancelTeam.spawnTeammate({ name: 'busy', message: scriptText(think(60_000), answer('never reached')) });
+      await cancelTeam.spawnTeammate({ name: 'quiet', message: scriptText(answer('done at once')) });
+      const quietId = `${cancelTeam.teamId}/teammate/quiet`;
+      await until(async () => (await cancelTeam.view()).members.every((m) => m.phase === 'active'));
+      await until(async () => (await client.workflow.getHandle(quietId).query(getTeammateStateQuery)).status === 'idle');
+      await client.workflow.getHandle(quietId).cancel();
+      await until(async () => (await cancelTeam.view()).members.find((m) => m.name === 'quiet')?.phase === 'stopped');
+      const report = await cancelTeam.cancel();
+      if (report.status !== 'CANCELLED') throw new Error(`the cancelled Lead ended ${report.status}`);
+      save(server.address, cancelTeam.teamId, `teamLead-cancel-${version}.json`);
+      save(server.address, `${cancelTeam.teamId}/teammate/busy`, `teammate-busy-cancelled-${version}.json`);
+      save(server.address, quietId, `teammate-quiet-cancelled-${version}.json`);
+
       // A continued Lead run: its first event carries the previous run's state as the Lead carries it now.
       const rolled = await TeamClient.start(client, { teamId: `history-rollover-${version}`, taskQueue: 'record-histories' });
       const { task } = await rolled.createTask({ subject: 'carried across the rollover' });
@@ -134,6 +150,15 @@ async function main(): Promise<void> {
     await connection.close();
     await server.stop();
   }
+}
+
+/** Polls `probe` every 100 ms until it holds (60 s at most). */
+async function until(probe: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await probe().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('a recorded scenario did not reach its next step within 60 s');
 }
 
 /** Exports with `temporal workflow show --output json`: the format users get from the CLI and Web UI. */
