@@ -14,7 +14,7 @@ import { TeamClient } from '../client/teamClient';
 import { createTeamWorker } from '../worker/createWorker';
 import { ensureTemporalCli, startDevServer } from './devServer';
 import { answer, script, scriptText, send, think, tool } from '../activities/providers/scriptedModelScript';
-import { getTeammateStateQuery } from '../shared/contract';
+import { REAPER_WORKFLOW_TYPE, getTeammateStateQuery, type ReaperWorkflow } from '../shared/contract';
 import type { JsonValue } from '../shared/json';
 import { demoAgentPrompt, runDemoScenario, runDemoTeammates } from './demoScenario';
 
@@ -131,6 +131,26 @@ async function main(): Promise<void> {
       save(server.address, cancelTeam.teamId, `teamLead-cancel-${version}.json`);
       save(server.address, `${cancelTeam.teamId}/teammate/busy`, `teammate-busy-cancelled-${version}.json`);
       save(server.address, quietId, `teammate-quiet-cancelled-${version}.json`);
+
+      // The orphan reaper (issue 22): a terminated Lead leaves a teammate running; one reaper pass cancels it.
+      const orphanTeam = await TeamClient.start(client, { teamId: `history-orphan-${version}`, taskQueue: 'record-histories' });
+      await orphanTeam.spawnTeammate({ name: 'orphan', message: scriptText(answer('idle from now on')) });
+      const orphanId = `${orphanTeam.teamId}/teammate/orphan`;
+      await until(async () => (await client.workflow.getHandle(orphanId).query(getTeammateStateQuery)).status === 'idle');
+      await orphanTeam.handle().terminate('recording: the Lead dies and leaves an orphan');
+      const reaperId = `history-reaper-${version}`;
+      await until(async () => {
+        const pass = await client.workflow.execute<ReaperWorkflow>(REAPER_WORKFLOW_TYPE, {
+          workflowId: reaperId,
+          taskQueue: 'record-histories',
+          args: [{ taskQueue: 'record-histories' }],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        });
+        return pass.cancelled.includes(orphanId);
+      });
+      await until(async () => (await client.workflow.getHandle(orphanId).describe()).status.name !== 'RUNNING');
+      save(server.address, reaperId, `orphanReaper-${version}.json`);
+      save(server.address, orphanId, `teammate-orphan-reaped-${version}.json`);
 
       // A continued Lead run: its first event carries the previous run's state as the Lead carries it now.
       const rolled = await TeamClient.start(client, { teamId: `history-rollover-${version}`, taskQueue: 'record-histories' });

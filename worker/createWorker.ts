@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { createModelActivities } from '../activities/modelCall';
+import { createReaperActivities } from '../activities/reaper';
 import { providerFromEnv } from '../activities/providers/select';
 import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/tools/bashSandbox';
 import { assertCheckoutIsNotWorkerCode } from '../activities/tools/checkoutGuard';
@@ -14,6 +15,8 @@ import { assertSearchAttributesRegistered } from './searchAttributeCheck';
 import { DEFAULT_TASK_QUEUE, type WorkToolActivities } from '../shared/contract';
 import { activityTracingInterceptors, clientTracingInterceptors, workflowSpanSinks, type WorkerTracing } from './tracing';
 import { bundleHasTracingInterceptors, WORKFLOW_INTERCEPTOR_MODULES } from './workflowBundle';
+import { describeInterval, ensureReaperSchedule, REAPER_INTERVAL_ENV, reaperScheduleId, type ReaperOptions } from './reaper';
+import { errorMessage } from '../shared/errors';
 
 export interface TeamWorkerOptions {
   /** Worker connection; default: from TEMPORAL_ADDRESS and friends. */
@@ -33,6 +36,13 @@ export interface TeamWorkerOptions {
   checkoutRoot?: string;
   /** Tracing installed for this process (worker/telemetry.ts); without it workflow spans are dropped. */
   tracing?: WorkerTracing | null;
+  /**
+   * The orphan reaper (worker/reaper.ts): with an interval, the worker ensures the task queue's
+   * reaper Schedule at start. Default false: this worker leaves the Schedule alone (an existing one
+   * still runs; its passes run on any worker of the queue). `npm run worker` reads
+   * AGENT_TEAMS_REAPER_INTERVAL (default 60 s).
+   */
+  reaper?: ReaperOptions | false;
   extra?: Partial<WorkerOptions>;
 }
 
@@ -40,6 +50,8 @@ export interface TeamWorker {
   worker: Worker;
   /** The model its agents call, for the start-up line (providerFromEnv's description: no API key, URL credentials redacted). */
   model: string;
+  /** The orphan reaper's Schedule this worker ensured, for the start-up line; null when it leaves it alone. */
+  reaper: string | null;
   /** Closes the connections this factory opened (call after the worker stopped). */
   close: () => Promise<void>;
 }
@@ -73,10 +85,27 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     );
   }
   const model = options.modelProvider ? { provider: options.modelProvider, description: 'the model provider given to createTeamWorker' } : providerFromEnv();
+  const taskQueue = options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
+  // Before the worker exists, so a refusal leaves nothing to shut down.
+  let reaper: string | null = null;
+  if (options.reaper) {
+    try {
+      const outcome = await ensureReaperSchedule(client, { taskQueue, intervalMs: options.reaper.intervalMs });
+      reaper = `orphan reaper every ${describeInterval(options.reaper.intervalMs)} (Schedule ${reaperScheduleId(taskQueue)}, ${outcome})`;
+    } catch (error) {
+      await clientConnection.close();
+      await ownNative?.close();
+      throw new Error(
+        `the orphan reaper's Schedule ${reaperScheduleId(taskQueue)} could not be ensured (${errorMessage(error)}); ` +
+          `allow this worker to manage Schedules, or set ${REAPER_INTERVAL_ENV}=off and run the reaper elsewhere`,
+        { cause: error },
+      );
+    }
+  }
   const worker = await Worker.create({
     connection,
     namespace,
-    taskQueue: options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    taskQueue,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: options.workflowsPath ?? require.resolve('../workflows') }),
     interceptors: {
       // A prebuilt bundle carries them already (worker/workflowBundle.ts); the SDK ignores, with a warning, modules named beside it.
@@ -87,6 +116,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
       ...createActivities({ client }),
       ...createModelActivities({ provider: model.provider, toolsFor: toolSpecsFor }),
       ...(createWorkToolActivities({ root: checkoutRoot }) satisfies WorkToolActivities),
+      ...createReaperActivities({ client }),
       ...options.extraActivities,
     },
     // Registered with tracing off too: the bundle's interceptors always send workflow spans here (workflows/interceptors.ts).
@@ -96,6 +126,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
   return {
     worker,
     model: model.description,
+    reaper,
     close: async () => {
       await clientConnection.close();
       await ownNative?.close();

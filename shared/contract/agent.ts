@@ -76,5 +76,7 @@ export interface LeadAgentView {
   openTasksAtAnswer: number[];
   /** Why the last turn failed (status `failed`), with what to do next; null otherwise. */
   lastError: string | null;
+  /** The ordinary subagents the Lead started (workflow id = agent id), and whether it closed each: what the orphan reaper checks after a reset. */
+  subagents: { workflowId: string; closed: boolean }[];
   conversation: ConversationEntry[];
 }

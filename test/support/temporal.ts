@@ -55,6 +55,8 @@ export async function startWorker(
     modelProvider?: ModelProvider;
     /** Activities that replace or join the project's own (a test makes one activity's body fail; the server retries it for real). */
     extraActivities?: TeamWorkerOptions['extraActivities'];
+    /** The orphan reaper's Schedule on this queue (default: off; a test that turns it on deletes the Schedule after). */
+    reaper?: TeamWorkerOptions['reaper'];
   } = {},
 ): Promise<RunningWorker & { checkoutRoot: string }> {
   quietRuntime();
@@ -67,6 +69,7 @@ export async function startWorker(
     checkoutRoot,
     ...(options.modelProvider ? { modelProvider: options.modelProvider } : {}),
     ...(options.extraActivities ? { extraActivities: options.extraActivities } : {}),
+    ...(options.reaper ? { reaper: options.reaper } : {}),
   });
   const running = worker.run();
   return {

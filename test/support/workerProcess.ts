@@ -37,6 +37,8 @@ export async function spawnWorkerProcess(taskQueue: string, options: WorkerProce
       TEMPORAL_ADDRESS: address(),
       TEMPORAL_TASK_QUEUE: taskQueue,
       AGENT_TEAMS_CHECKOUT: options.checkoutRoot ?? tempCheckout(),
+      // `npm run worker` runs the orphan reaper by default; a test opts in (env), so no Schedule outlives a file unasked.
+      AGENT_TEAMS_REAPER_INTERVAL: 'off',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -56,6 +56,7 @@ const agentView = (finalAnswer: string | null, conversation: ConversationEntry[]
   finalAnswer,
   openTasksAtAnswer: [],
   lastError: null,
+  subagents: [],
   conversation,
 });
 

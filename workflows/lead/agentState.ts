@@ -101,6 +101,7 @@ export class LeadAgentState {
       finalAnswer: this.state.finalAnswer,
       openTasksAtAnswer: this.state.openTasksAtAnswer,
       lastError: this.state.lastError ?? null,
+      subagents: Object.values(this.state.subagents).map(({ workflowId, closed }) => ({ workflowId, closed })),
       // A query result is a payload too: long old contents are elided to stay within its limit.
       conversation: compactConversationOrDrop(this.state.conversation, QUERIED_CONVERSATION_BUDGET_BYTES),
     };
