@@ -194,9 +194,6 @@ async function leadRun(
   await condition(() => run.disposeRequested || cancelRequested() || run.mustRollOver(workflowInfo().continueAsNewSuggested));
   if (cancelRequested() && !run.disposeRequested) await disposeOnCancel(run, operations);
   closingNow = true;
-  // A cancel request while the run winds down for continue-as-new (the Lead's turn may still run)
-  // disposes at once too, and the run then ends cancelled instead of continuing. No command unless it comes.
-  const windDownDisposal = cancelIsDisposal && !cancelRequested() ? condition(cancelRequested).then(() => disposeOnCancel(run, operations)) : null;
   await recovery;
   // The Lead's own turn finishes first (its waits wake on closingNow), then handlers settle.
   await agentLoop;
@@ -204,10 +201,7 @@ async function leadRun(
   if (roster.exitsInFlight() > 0) await condition(() => roster.exitsInFlight() === 0);
   await condition(allHandlersFinished);
   // A cancel request ends the run as cancelled, after the disposal: what the Web UI, the CLI and the client report.
-  if (cancelRequested()) {
-    if (windDownDisposal) await windDownDisposal;
-    throw new CancelledFailure(CANCELLED_AFTER_DISPOSAL);
-  }
+  if (cancelRequested()) throw new CancelledFailure(CANCELLED_AFTER_DISPOSAL);
   if (!run.disposeRequested) {
     return await continueAsNew<TeamLeadWorkflow>(nextRunInput(input, run, agent));
   }
