@@ -90,3 +90,23 @@ export async function historyLength(client: Client, workflowId: string): Promise
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   return history.events?.length ?? 0;
 }
+
+/** The workflow task's own three events: a rejected Update's speculative task writes them when the server has to keep it. */
+const WORKFLOW_TASK_ATTRIBUTES = new Set([
+  'workflowTaskScheduledEventAttributes',
+  'workflowTaskStartedEventAttributes',
+  'workflowTaskCompletedEventAttributes',
+]);
+
+/**
+ * The events after the first `fromLength` that change what the workflow holds (everything but workflow-task bookkeeping),
+ * each named by its attributes field. A rejected Update normally leaves no event, but the server persists its speculative
+ * workflow task when it cannot drop it (seen on the two-history-node cluster), so "writes nothing" is asserted on this list.
+ */
+export async function durableEventsSince(client: Client, workflowId: string, fromLength: number): Promise<string[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).slice(fromLength).flatMap((event) => {
+    const attributes = Object.keys(event).find((key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key] != null) ?? 'unknown';
+    return WORKFLOW_TASK_ATTRIBUTES.has(attributes) ? [] : [attributes];
+  });
+}
