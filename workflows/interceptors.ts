@@ -16,6 +16,7 @@ import {
 import { interceptors as openTelemetryInterceptors } from '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors';
 import { patched, type ActivateInput, type WorkflowInterceptors, type WorkflowInternalsInterceptor } from '@temporalio/workflow';
 import { TRACING_PATCH } from '../shared/tracing';
+import { completionBudgetOutbound } from './common/completionBudget';
 
 type Intercept = (input: unknown, next: (input: unknown) => unknown) => unknown;
 
@@ -52,7 +53,8 @@ export const interceptors = (): WorkflowInterceptors => {
   };
   return {
     inbound: [inbound],
-    outbound: [outbound],
+    // The completion budget passes every command straight on unless a run turned it on (workflows/common/completionBudget.ts).
+    outbound: [outbound, completionBudgetOutbound],
     internals: [{ ...(internals as WorkflowInternalsInterceptor), activate }],
   };
 };

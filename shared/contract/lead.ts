@@ -170,6 +170,13 @@ export interface RejectionReport {
  * whose operation or type it does not know.
  */
 export const reportRejectionSignal = defineSignal<[RejectionReport]>('reportRejection');
+/**
+ * The Lead signals itself with this, without a payload, when results or commands wait for a later
+ * workflow task (workflows/common/completionBudget.ts): the server refuses a signal to the sender
+ * at once, and that refusal is the next task. Harmless from anyone else: the Lead ignores it (any
+ * payload too), and it costs one workflow task.
+ */
+export const completionNudgeSignal = defineSignal<[]>('completionNudge');
 
 // ---- the Lead agent ----------------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ test('the Update, Signal and Query names are the published ones', () => {
     unwatchEdgesSignal: { type: 'signal', name: 'unwatchEdges' },
     reportMemberStatusSignal: { type: 'signal', name: 'reportMemberStatus' },
     reportRejectionSignal: { type: 'signal', name: 'reportRejection' },
+    completionNudgeSignal: { type: 'signal', name: 'completionNudge' },
     subagentAnswerSignal: { type: 'signal', name: 'subagentAnswer' },
     edgeNotificationSignal: { type: 'signal', name: 'edgeNotification' },
     deliverMessageSignal: { type: 'signal', name: 'deliverMessage' },

@@ -2,7 +2,8 @@
  * Handlers that cannot break a workflow. A signal handler parses its payload, ignores (and counts)
  * what is malformed, from a non-member or for an unknown key, and never throws; signals with no
  * handler are counted and dropped instead of being buffered for ever. An Update handler and its
- * validator fail only with typed ApplicationFailures, and its result stays within the budget.
+ * validator fail only with typed ApplicationFailures, and its result stays within the budget: its
+ * own (PAYLOAD_BUDGET_BYTES) and, with the other items of its workflow task, the completion's.
  */
 import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure, defineSignal, isCancellation, setDefaultSignalHandler, setHandler } from '@temporalio/workflow';
@@ -10,6 +11,7 @@ import type { z } from 'zod';
 import type { IgnoredSignals } from '../../shared/signalPayloads';
 import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
 import { errorMessage } from '../../shared/errors';
+import { countAcceptedRequest, deliverResult } from './completionBudget';
 export { noIgnoredSignals, type IgnoredSignals } from '../../shared/signalPayloads';
 
 /** What a handler did with a signal it parsed. */
@@ -61,16 +63,33 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
   validator: (...args: Args) => void,
   /** Also type an async handler's late failures. Off for runs recorded before it existed: the extra promise step reorders commands. */
   typeAsyncFailures = true,
+  /** For reads: produces the result again when it waits for a later workflow task (workflows/common/completionBudget.ts). */
+  reproduce?: (...args: Args) => Ret,
 ): void {
+  const deliver = (result: Ret, again?: () => Ret): Ret | Promise<Ret> =>
+    deliverResult(
+      withinBudget(definition.name, result),
+      again &&
+        (() => {
+          try {
+            return withinBudget(definition.name, again());
+          } catch (error) {
+            throw typedFailure(error);
+          }
+        }),
+    );
   setHandler(
     definition,
     (...args: Args): Ret | Promise<Ret> => {
       try {
+        // The SDK echoes the accepted request in this task's completion.
+        countAcceptedRequest(args);
         const result = handler(...args);
-        if (!(result instanceof Promise)) return withinBudget(definition.name, result);
+        const again = reproduce && ((): Ret => reproduce(...args));
+        if (!(result instanceof Promise)) return deliver(result, again);
         return typeAsyncFailures
           ? result.then(
-              (value) => withinBudget(definition.name, value),
+              (value) => deliver(value, again),
               (error: unknown) => {
                 throw typedFailure(error);
               },

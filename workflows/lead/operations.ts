@@ -46,6 +46,8 @@ export interface LeadOperation {
   idempotent: boolean;
   /** Counted towards the run's accepted Updates (the rollover). Disposal ends the run instead. */
   counted: boolean;
+  /** A read: `perform` changes nothing, so a result that waits for a later workflow task is produced again there. */
+  read?: boolean;
   /** Synchronous: parse and decide against the state now; throws the typed failure. What a validator runs. */
   check(request: unknown, operationId: string): void;
   /**
@@ -127,24 +129,30 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
     taskOperation('releaseTask', contract.releaseTaskUpdate),
     taskOperation('transitionTask', contract.transitionTaskUpdate),
     taskOperation('deleteTask', contract.deleteTaskUpdate),
-    op(
-      contract.readTaskUpdate,
-      'board',
-      false,
-      (request) => void readTask(request),
-      (request) => {
-        const { taskId } = readTask(request);
-        const task = own(run.state.team.tasks, taskKey(taskId));
-        return task ? taskView(run.state.team, task) : undefined;
-      },
-    ),
-    op(
-      contract.listTasksUpdate,
-      'board',
-      false,
-      (request) => run.require(decideRead(run.state, parseWith('listTasks', callerOnlySchema, request).caller)),
-      () => teamView(run.state.team).tasks,
-    ),
+    {
+      ...op(
+        contract.readTaskUpdate,
+        'board',
+        false,
+        (request) => void readTask(request),
+        (request) => {
+          const { taskId } = readTask(request);
+          const task = own(run.state.team.tasks, taskKey(taskId));
+          return task ? taskView(run.state.team, task) : undefined;
+        },
+      ),
+      read: true,
+    },
+    {
+      ...op(
+        contract.listTasksUpdate,
+        'board',
+        false,
+        (request) => run.require(decideRead(run.state, parseWith('listTasks', callerOnlySchema, request).caller)),
+        () => teamView(run.state.team).tasks,
+      ),
+      read: true,
+    },
     op(
       contract.spawnTeammateUpdate,
       'team',
@@ -230,7 +238,10 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
     });
   };
 
-  return { operations, validate, execute, find: (name: string): LeadOperation | undefined => own(byName, name) };
+  /** A read's result as of now, for a result that waited for a later workflow task: no check, no count (both were done). */
+  const reproduce = (operation: LeadOperation, request: unknown, operationId: string): unknown => operation.perform(request, operationId, asIs);
+
+  return { operations, validate, execute, reproduce, find: (name: string): LeadOperation | undefined => own(byName, name) };
 }
 
 export type LeadOperations = ReturnType<typeof createLeadOperations>;

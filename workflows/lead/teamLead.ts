@@ -49,6 +49,7 @@ import { LeadRun } from './leadRun';
 import { createMailbox } from './mailbox';
 import { createLeadOperations, type Gate } from './operations';
 import { createRoster } from './roster';
+import { completionBytes, roomToClose, useCompletionBudget } from '../common/completionBudget';
 import { CANCELLED_AFTER_DISPOSAL, CANCEL_IS_DISPOSAL_PATCH, disposeOnCancel, shieldFromCancel, whenCancelRequested } from './cancellation';
 
 export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promise<TeamLeadResult> => {
@@ -56,6 +57,8 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   const typed = patched(TYPED_UPDATE_FAILURES_PATCH);
   // Runs recorded before this patch keep the root scope (a cancel request rejects what it holds).
   const cancelIsDisposal = patched(CANCEL_IS_DISPOSAL_PATCH);
+  // Every workflow task's completion within its byte budget (runs recorded before it keep one completion per item).
+  useCompletionBudget();
   const shield = shieldFromCancel(cancelIsDisposal);
   let cancelRequested = false;
   if (cancelIsDisposal) whenCancelRequested(() => void (cancelRequested = true));
@@ -133,6 +136,7 @@ async function leadRun(
       (request) => shield(() => operations.execute(operation, request, updateId())),
       (request) => operations.validate(operation, request, updateId(), gateClosed),
       typed,
+      operation.read ? (request) => operations.reproduce(operation, request, '') : undefined,
     );
   }
 
@@ -205,7 +209,11 @@ async function leadRun(
   if (!run.disposeRequested) {
     return await continueAsNew<TeamLeadWorkflow>(nextRunInput(input, run, agent));
   }
-  return { view: teamView(run.state.team, ctx.leadStatus()) };
+  const result: TeamLeadResult = { view: teamView(run.state.team, ctx.leadStatus()) };
+  // The final result is a payload of the last completion too.
+  const room = roomToClose(completionBytes(result));
+  if (room) await room;
+  return result;
 }
 
 /**

@@ -1,0 +1,182 @@
+/**
+ * Keeps each workflow-task completion of a run within COMPLETION_BUDGET_BYTES (shared/completionBudget.ts):
+ * Update results (guardedUpdate), command payloads (the outbound interceptor in workflows/interceptors.ts)
+ * and the final result pass through here; what does not fit waits for a later workflow task.
+ *
+ * SDK 1.24 has no "yield to the next workflow task", so a waiting item is sent from a later activation:
+ * `workflowInfo().historyLength` changes at every activation that carries new history (it is the
+ * workflow task's started event id; queries do not change it), and a signal the workflow sends
+ * itself (completionNudge) forces that activation when nothing else arrives. The server refuses a
+ * signal to the sending workflow at once (SignalExternalWorkflowExecutionFailed, cause
+ * EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND: service/history/transfer_queue_active_task_executor.go),
+ * and that event is the next workflow task, within milliseconds. A timer would force it too, but
+ * the dev server fires a 1 ms timer about a second later (942 ms median, measured). Each forced
+ * task costs five events (the signal initiated and failed, and the workflow task's three), shared
+ * by the items it sends.
+ *
+ * Module state is per workflow: the SDK gives each workflow its own module instances.
+ */
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  patched,
+  setHandler,
+  workflowInfo,
+  type WorkflowOutboundCallsInterceptor,
+} from '@temporalio/workflow';
+import { completionNudgeSignal } from '../../shared/contract/lead';
+import { COMPLETION_ITEM_OVERHEAD_BYTES, CompletionScheduler } from '../../shared/completionBudget';
+import { jsonBytes } from '../../shared/limits';
+
+/** Runs recorded before it replay without the budget: spreading items over tasks moves commands and Update completions. */
+export const COMPLETION_BUDGET_PATCH = 'completion-budget-v1';
+
+interface Waiting {
+  /** Measures the item as it would be sent now (a deferred read is produced again). */
+  measure(): number;
+  /** Sends it: resolves whatever awaits it. */
+  admit(): void;
+}
+
+let scheduler: CompletionScheduler<Waiting> | null = null;
+let draining = false;
+/** Nudges sent whose refusal has not come back yet. */
+let nudgesInFlight = 0;
+
+const activation = (): number => workflowInfo().historyLength;
+
+/**
+ * Turns the budget on for this run, at its start. Returns whether it is on: runs recorded before
+ * COMPLETION_BUDGET_PATCH keep every item in the completion that produces it, as they were recorded.
+ */
+export function useCompletionBudget(): boolean {
+  if (scheduler === null && patched(COMPLETION_BUDGET_PATCH)) {
+    scheduler = new CompletionScheduler<Waiting>();
+    // The server never delivers the workflow's own nudge; one sent by anyone else only costs a workflow task.
+    setHandler(completionNudgeSignal, () => undefined);
+  }
+  return scheduler !== null;
+}
+
+/** Bytes an item takes in a completion: its JSON and the framing around it. */
+export function completionBytes(value: unknown): number {
+  return jsonBytes(value) + COMPLETION_ITEM_OVERHEAD_BYTES;
+}
+
+/** An accepted Update's request: the SDK echoes it in this task's completion, whatever else is decided. */
+export function countAcceptedRequest(args: unknown): void {
+  scheduler?.force(activation(), completionBytes(args));
+}
+
+/**
+ * Room for a command payload of `bytes`: undefined when it goes into this completion (the caller
+ * issues the command now, with no promise step, so command order is as without the budget), or a
+ * promise that resolves in the later activation whose completion takes it.
+ */
+export function roomFor(bytes: number): Promise<void> | undefined {
+  if (scheduler === null) return undefined;
+  let admit!: () => void;
+  const admitted = new Promise<void>((resolve) => (admit = resolve));
+  if (scheduler.offer(activation(), bytes, { measure: () => bytes, admit })) return undefined;
+  drainLater();
+  return admitted;
+}
+
+/**
+ * An Update result: returned as it is when it goes into this completion, or else a promise of the
+ * result sent from a later one. `reproduce`, for reads, produces the result again as of the task
+ * that sends it, so a deferred read is never older than its own completion.
+ */
+export function deliverResult<T>(result: T, reproduce?: () => T): T | Promise<T> {
+  if (scheduler === null) return result;
+  let current = result;
+  let failure: { error: unknown } | null = null;
+  let admit!: () => void;
+  const admitted = new Promise<void>((resolve) => (admit = resolve));
+  const waiting: Waiting = {
+    measure: () => {
+      if (!reproduce) return completionBytes(current);
+      try {
+        current = reproduce();
+        failure = null;
+        return completionBytes(current);
+      } catch (error) {
+        // The Update then fails with this (typed) error; a failure is small.
+        failure = { error };
+        return COMPLETION_ITEM_OVERHEAD_BYTES;
+      }
+    },
+    admit,
+  };
+  if (scheduler.offer(activation(), completionBytes(result), waiting)) return result;
+  drainLater();
+  return admitted.then(() => {
+    if (failure) throw failure.error;
+    return current;
+  });
+}
+
+/**
+ * Sends waiting items from later activations until none waits. Not cancellable: a cancel request on
+ * the workflow must not strand an accepted Update's result or a command the workflow still awaits.
+ */
+function drainLater(): void {
+  if (draining) return;
+  draining = true;
+  void CancellationScope.nonCancellable(async () => {
+    while (scheduler !== null && scheduler.waitingCount > 0) {
+      const seen = activation();
+      nudge();
+      await condition(() => activation() !== seen);
+      for (const item of scheduler.admitWaiting(activation(), (waiting) => waiting.measure())) item.admit();
+    }
+    draining = false;
+  });
+}
+
+/** Forces a later workflow task: the server answers a signal to oneself at once, by failing it, which is all it is for. */
+function nudge(): void {
+  nudgesInFlight += 1;
+  getExternalWorkflowHandle(workflowInfo().workflowId)
+    .signal(completionNudgeSignal)
+    .catch(() => undefined)
+    .finally(() => void (nudgesInFlight -= 1));
+}
+
+/**
+ * Waits until every nudge has come back. A run that closes (continues as new, completes) must not
+ * have one in flight: its refusal would arrive during the closing task, and the server fails a task
+ * that closes the run while it has unseen events (UNHANDLED_COMMAND), and with it the Updates it carries.
+ */
+function nudgesSettled(): Promise<void> | undefined {
+  return nudgesInFlight === 0 ? undefined : condition(() => nudgesInFlight === 0);
+}
+
+/** Room for the payload that closes the run (its result or continue-as-new input), with no nudge still in flight. */
+export function roomToClose(bytes: number): Promise<void> | undefined {
+  const room = roomFor(bytes);
+  if (room) return room.then(() => nudgesSettled());
+  return nudgesSettled();
+}
+
+/** Passes `next(input)` through once the payload has room: at once (no promise step) when it fits. */
+function afterRoom<I, R>(bytes: number, input: I, next: (input: I) => Promise<R>): Promise<R> {
+  const wait = roomFor(bytes);
+  return wait ? wait.then(() => next(input)) : next(input);
+}
+
+/**
+ * Every command that carries a payload, by construction: activity inputs, child starts, signals
+ * and the continue-as-new input wait for room in a completion like Update results do.
+ */
+export const completionBudgetOutbound: WorkflowOutboundCallsInterceptor = {
+  scheduleActivity: (input, next) => afterRoom(completionBytes(input.args), input, next),
+  startChildWorkflowExecution: (input, next) => afterRoom(completionBytes(input.options.args ?? []), input, next),
+  // The nudge itself never waits: it is what ends the wait.
+  signalWorkflow: (input, next) => (input.signalName === completionNudgeSignal.name ? next(input) : afterRoom(completionBytes(input.args), input, next)),
+  continueAsNew: (input, next) => {
+    const wait = roomToClose(completionBytes(input.args));
+    return wait ? wait.then(() => next(input)) : next(input);
+  },
+};
