@@ -26,7 +26,7 @@ import { teammateWorkflowId } from '../../shared/team';
 import { ensureReaperSchedule, reaperScheduleId } from '../../worker/reaper';
 import { sleep, teamHealth, terminateRunning, type TeamHealth } from '../support/adversarial';
 import { address, connectClient, historyLength, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
-import { eventually, teammateState } from '../support/teams';
+import { eventually, spawnUntil, teammateState, withBusyAndQuietMates } from '../support/teams';
 import { spawnWorkerProcess } from '../support/workerProcess';
 
 const INTERVAL_MS = 2_000;
@@ -137,6 +137,16 @@ async function modelCallStarted(workflowId: string): Promise<boolean> {
   }
 }
 
+/** A Team that spawned alpha, settled (the reset point: the last completed workflow task), then spawned beta. */
+async function spawnsAroundAResetPoint(): Promise<{ team: TeamClient; resetPoint: number }> {
+  const team = await startTeam();
+  await spawnUntil(team, 'alpha', scriptText(answer('alpha here')), 'idle');
+  await settledLength(team.teamId);
+  const resetPoint = await lastCompletedTask(team.teamId);
+  await spawnUntil(team, 'beta', scriptText(answer('beta here')), 'idle');
+  return { team, resetPoint };
+}
+
 /** The last WorkflowTaskCompleted event of the Lead's current run: a reset point. */
 async function lastCompletedTask(teamId: string): Promise<number> {
   const events = (await client.workflow.getHandle(teamId).fetchHistory()).events ?? [];
@@ -203,17 +213,7 @@ describe('the orphan reaper', () => {
   });
 
   test('a terminated Lead: both teammates stop, the one mid-turn with its model call cancelled', async () => {
-    const team = await startTeam();
-    await team.spawnTeammate({ name: 'busy', message: scriptText(think(30_000), answer('never reached')) });
-    await team.spawnTeammate({ name: 'quiet', message: scriptText(answer('done at once')) });
-    await eventually(
-      () => teammateState(team, 'busy'),
-      (s) => s.status === 'running',
-    );
-    await eventually(
-      () => teammateState(team, 'quiet'),
-      (s) => s.status === 'idle',
-    );
+    const team = await withBusyAndQuietMates(await startTeam(), 30_000);
     const busy = teammateWorkflowId(team.teamId, 'busy');
     const quiet = teammateWorkflowId(team.teamId, 'quiet');
     const terminatedAt = new Date();
@@ -258,19 +258,7 @@ describe('the orphan reaper', () => {
   });
 
   test('a Lead reset to between two spawns: the later teammate is stopped, the earlier one is kept and still owned', async () => {
-    const team = await startTeam();
-    await team.spawnTeammate({ name: 'alpha', message: scriptText(answer('alpha here')) });
-    await eventually(
-      () => teammateState(team, 'alpha'),
-      (s) => s.status === 'idle',
-    );
-    await settledLength(team.teamId);
-    const resetPoint = await lastCompletedTask(team.teamId);
-    await team.spawnTeammate({ name: 'beta', message: scriptText(answer('beta here')) });
-    await eventually(
-      () => teammateState(team, 'beta'),
-      (s) => s.status === 'idle',
-    );
+    const { team, resetPoint } = await spawnsAroundAResetPoint();
     const alpha = teammateWorkflowId(team.teamId, 'alpha');
     const beta = teammateWorkflowId(team.teamId, 'beta');
 
@@ -312,19 +300,7 @@ describe('the orphan reaper', () => {
   });
 
   test("the same reset with the server's default reapply: beta's spawn is reapplied, the reset Lead owns beta again, and the reaper keeps it", async () => {
-    const team = await startTeam();
-    await team.spawnTeammate({ name: 'alpha', message: scriptText(answer('alpha here')) });
-    await eventually(
-      () => teammateState(team, 'alpha'),
-      (s) => s.status === 'idle',
-    );
-    await settledLength(team.teamId);
-    const resetPoint = await lastCompletedTask(team.teamId);
-    await team.spawnTeammate({ name: 'beta', message: scriptText(answer('beta here')) });
-    await eventually(
-      () => teammateState(team, 'beta'),
-      (s) => s.status === 'idle',
-    );
+    const { team, resetPoint } = await spawnsAroundAResetPoint();
     const beta = teammateWorkflowId(team.teamId, 'beta');
 
     // Signals and Updates after the reset point are reapplied: spawnTeammate runs again in the reset

@@ -17,7 +17,7 @@ import { cli } from '../support/cli';
 import { useClientAndWorker } from '../support/harness';
 import { ensureTemporalCli } from '../../scripts/devServer';
 import { address, uniqueId } from '../support/temporal';
-import { eventually, rejectionOf, runningWorkflowsOfTeam, teammateState } from '../support/teams';
+import { eventually, rejectionOf, runningWorkflowsOfTeam, withBusyAndQuietMates } from '../support/teams';
 import { reportMemberStatusSignal } from '../../shared/contract';
 
 const env = useClientAndWorker();
@@ -32,17 +32,7 @@ function withinMs<T>(ms: number, promise: Promise<T>): Promise<T> {
 /** A Team with one teammate mid-turn (its model call thinks for a minute) and one idle. */
 async function teamWithBusyMate(): Promise<TeamClient> {
   const team = await TeamClient.start(env.client, { teamId: uniqueId('team-cancel'), taskQueue: env.worker.taskQueue });
-  await team.spawnTeammate({ name: 'busy', message: scriptText(think(60_000), answer('never reached')) });
-  await team.spawnTeammate({ name: 'quiet', message: scriptText(answer('done at once')) });
-  await eventually(
-    () => teammateState(team, 'busy'),
-    (s) => s.status === 'running',
-  );
-  await eventually(
-    () => teammateState(team, 'quiet'),
-    (s) => s.status === 'idle',
-  );
-  return team;
+  return withBusyAndQuietMates(team, 60_000);
 }
 
 async function expectCancelledCleanly(team: TeamClient): Promise<void> {
@@ -113,6 +103,31 @@ describe('cancelling a Lead is a disposal', () => {
     await expectCancelledCleanly(team);
     expect(await modelCallCancelled(team.teamId)).toBe(true);
   });
+
+  test('while the run winds down for continue-as-new (the Lead agent mid-call): disposes at once, no next run, every teammate stops', async () => {
+    const team = await TeamClient.start(env.client, {
+      teamId: uniqueId('team-cancel-wind-down'),
+      taskQueue: env.worker.taskQueue,
+      // The Lead's model call thinks for a minute: the wind-down waits for its turn, which yields only after the call.
+      agent: { prompt: scriptText(think(60_000), answer('never reached')), profile: 'team' },
+    });
+    await withBusyAndQuietMates(team, 60_000);
+    // Cheap reads (they stay open while the run winds down) until the run decides to roll over.
+    for (let batch = 0; !(await team.runInfo()).rollingOver; batch++) {
+      expect(batch).toBeLessThan(200);
+      await Promise.all(Array.from({ length: 16 }, () => team.listTasks()));
+    }
+    const { runId } = await team.handle().describe();
+    const cancelledAt = Date.now();
+    await team.handle().cancel();
+    await expectCancelledCleanly(team);
+    // Without the disposal the run would wait out the Lead's minute-long call, then leave both teammates running.
+    expect(Date.now() - cancelledAt).toBeLessThan(30_000);
+    // The run that was winding down is the one that ended: it never continued as new.
+    expect((await team.handle().describe()).runId).toBe(runId);
+    expect(await modelCallCancelled(team.teamId)).toBe(true);
+    expect(await modelCallCancelled(teammateWorkflowId(team.teamId, 'busy'))).toBe(true);
+  }, 180_000);
 
   test("TeamClient.cancel() reports what the Web UI shows: CANCELLED, with the Team's final view", async () => {
     const team = await teamWithBusyMate();

@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { TeamClient } from '../../client/teamClient';
+import { answer, scriptText, think } from '../../activities/providers/scriptedModelScript';
 import { getTeammateStateQuery, type TeammateStateView } from '../../shared/contract';
 import { teammateWorkflowId } from '../../shared/team';
 import { uniqueId } from './temporal';
@@ -34,6 +35,26 @@ export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) 
     last = await probe();
   }
   return last;
+}
+
+/** Spawns a teammate with `message` and waits until it reports `status` (its first turn started or ended). */
+export async function spawnUntil(team: TeamClient, name: string, message: string, status: TeammateStateView['status']): Promise<void> {
+  await team.spawnTeammate({ name, message });
+  await eventually(
+    () => teammateState(team, name),
+    (s) => s.status === status,
+  );
+}
+
+/** Two teammates: `busy` mid-turn (its model call thinks for `thinkMs`) and `quiet`, idle after one answer. */
+export async function withBusyAndQuietMates(team: TeamClient, thinkMs: number): Promise<TeamClient> {
+  await team.spawnTeammate({ name: 'busy', message: scriptText(think(thinkMs), answer('never reached')) });
+  await spawnUntil(team, 'quiet', scriptText(answer('done at once')), 'idle');
+  await eventually(
+    () => teammateState(team, 'busy'),
+    (s) => s.status === 'running',
+  );
+  return team;
 }
 
 /**

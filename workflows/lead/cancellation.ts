@@ -17,6 +17,8 @@ import type { LeadOperations } from './operations';
  * and handlers in the root scope, which a cancel request rejects. Never rename or reuse it.
  */
 export const CANCEL_IS_DISPOSAL_PATCH = 'cancel-is-disposal-v1';
+/** A cancel request that arrives while a run winds down for continue-as-new disposes at once (teamLead.ts). */
+export const CANCEL_IN_WIND_DOWN_PATCH = 'cancel-in-wind-down-v1';
 
 /** The cancelled run's failure message: what `temporal workflow describe` and the client show after the disposal. */
 export const CANCELLED_AFTER_DISPOSAL = 'the Team was disposed on a cancel request: every member was stopped';

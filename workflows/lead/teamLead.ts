@@ -50,7 +50,14 @@ import { createMailbox } from './mailbox';
 import { createLeadOperations, type Gate } from './operations';
 import { createRoster } from './roster';
 import { completionBytes, roomToClose, useCompletionBudget } from '../common/completionBudget';
-import { CANCELLED_AFTER_DISPOSAL, CANCEL_IS_DISPOSAL_PATCH, disposeOnCancel, shieldFromCancel, whenCancelRequested } from './cancellation';
+import {
+  CANCELLED_AFTER_DISPOSAL,
+  CANCEL_IN_WIND_DOWN_PATCH,
+  CANCEL_IS_DISPOSAL_PATCH,
+  disposeOnCancel,
+  shieldFromCancel,
+  whenCancelRequested,
+} from './cancellation';
 
 export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promise<TeamLeadResult> => {
   const input = parseLeadInput(rawInput, workflowInfo().workflowId);
@@ -198,6 +205,13 @@ async function leadRun(
   await condition(() => run.disposeRequested || cancelRequested() || run.mustRollOver(workflowInfo().continueAsNewSuggested));
   if (cancelRequested() && !run.disposeRequested) await disposeOnCancel(run, operations);
   closingNow = true;
+  // A cancel request while the run winds down for continue-as-new (the Lead's turn may still run)
+  // disposes at once too, and the run then ends cancelled instead of continuing. No command unless
+  // it comes; runs recorded before CANCEL_IN_WIND_DOWN_PATCH ended cancelled after the wind-down.
+  const windDownDisposal =
+    cancelIsDisposal && !cancelRequested()
+      ? condition(cancelRequested).then(() => (patched(CANCEL_IN_WIND_DOWN_PATCH) ? disposeOnCancel(run, operations) : undefined))
+      : null;
   await recovery;
   // The Lead's own turn finishes first (its waits wake on closingNow), then handlers settle.
   await agentLoop;
@@ -205,7 +219,10 @@ async function leadRun(
   if (roster.exitsInFlight() > 0) await condition(() => roster.exitsInFlight() === 0);
   await condition(allHandlersFinished);
   // A cancel request ends the run as cancelled, after the disposal: what the Web UI, the CLI and the client report.
-  if (cancelRequested()) throw new CancelledFailure(CANCELLED_AFTER_DISPOSAL);
+  if (cancelRequested()) {
+    if (windDownDisposal) await windDownDisposal;
+    throw new CancelledFailure(CANCELLED_AFTER_DISPOSAL);
+  }
   if (!run.disposeRequested) {
     return await continueAsNew<TeamLeadWorkflow>(nextRunInput(input, run, agent));
   }
