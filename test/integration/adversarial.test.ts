@@ -159,7 +159,7 @@ const UPDATE_NAMES = [
   'disposeTeam',
 ] as const;
 type UpdateName = (typeof UPDATE_NAMES)[number];
-const LEAD_SIGNALS = ['reportMemberStatus', 'watchEdges', 'unwatchEdges', 'subagentAnswer'] as const;
+const LEAD_SIGNALS = ['reportMemberStatus', 'watchEdges', 'unwatchEdges', 'subagentAnswer', 'completionNudge'] as const;
 const TEAMMATE_SIGNALS = ['deliverMessage', 'interruptTurn', 'edgeNotification'] as const;
 
 interface TeamViewLike {
@@ -801,6 +801,13 @@ const SIGNAL_BASES = (teamId: string): Record<string, PayloadSpec> => {
         agentId: { specific: fc.constantFrom(...PROTO_NAMES.map((n) => H(JSON.stringify(n), n)), H('10k id', 'a'.repeat(10_000))) },
         turn: {},
         answer: {},
+      },
+    },
+    // The Lead's own wake-up (it carries nothing): anyone's, with any payload, must only cost a workflow task.
+    completionNudge: {
+      base: { note: 'nudge' },
+      fields: {
+        note: { specific: fc.constantFrom(H('huge (1.9 MB)', hugeString()), H('own __proto__ keys', protoKeyObject()), H('depth 1000', deepObject(1_000))) },
       },
     },
     deliverMessage: {

@@ -17,7 +17,7 @@ import { useClientAndWorker } from '../support/harness';
 import { fillBoardToBudget } from '../support/largeBoard';
 import { connectHistoryClient } from '../support/maxima';
 import { newTeam } from '../support/teams';
-import { connectClient } from '../support/temporal';
+import { connectClient, eventKind } from '../support/temporal';
 
 const env = useClientAndWorker();
 let history: { client: Client; close: () => Promise<void> };
@@ -27,7 +27,7 @@ afterAll(async () => history.close());
 /** What the Lead's history shows of a burst: failed tasks, and how the results were spread. */
 async function burstReport(teamId: string, runId: string, fromEvent: number) {
   const events = ((await history.client.workflow.getHandle(teamId, runId).fetchHistory()).events ?? []).slice(fromEvent);
-  const kinds = events.map((event) => Object.keys(event).find((key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key] != null));
+  const kinds = events.map(eventKind);
   const count = (kind: string): number => kinds.filter((k) => k === kind).length;
   // A result is deferred when a workflow task completed between its acceptance and its completion.
   const taskCompletedAt = events.filter((e) => e.workflowTaskCompletedEventAttributes).map((e) => Number(e.eventId));
@@ -52,7 +52,7 @@ async function burstReport(teamId: string, runId: string, fromEvent: number) {
   };
   const median = (values: number[]): number => values[Math.floor(values.length / 2)] ?? 0;
   const kindCounts: Record<string, number> = {};
-  for (const kind of kinds) kindCounts[kind ?? 'unknown'] = (kindCounts[kind ?? 'unknown'] ?? 0) + 1;
+  for (const kind of kinds) kindCounts[kind] = (kindCounts[kind] ?? 0) + 1;
   return {
     kindCounts,
     burstMs: events.length > 0 ? at(events[events.length - 1]!) - at(events[0]!) : 0,

@@ -105,8 +105,13 @@ const WORKFLOW_TASK_ATTRIBUTES = new Set([
  */
 export async function durableEventsSince(client: Client, workflowId: string, fromLength: number): Promise<string[]> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).slice(fromLength).flatMap((event) => {
-    const attributes = Object.keys(event).find((key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key] != null) ?? 'unknown';
-    return WORKFLOW_TASK_ATTRIBUTES.has(attributes) ? [] : [attributes];
-  });
+  return (history.events ?? [])
+    .slice(fromLength)
+    .map(eventKind)
+    .filter((kind) => !WORKFLOW_TASK_ATTRIBUTES.has(kind));
+}
+
+/** An event's kind, named by its attributes field (`timerFiredEventAttributes`, …). */
+export function eventKind(event: object): string {
+  return Object.keys(event).find((key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key] != null) ?? 'unknown';
 }
