@@ -57,7 +57,7 @@ export async function benchBashSandbox(): Promise<string[][]> {
     const cgroup = cgroups ? createCommandCgroup(cgroups, limits) : null;
     const args = [
       ...bwrapArgs({ root, cwd: root, home: '/tmp', network: false, system: systemMounts(), limits }),
-      ...sandboxCommand(limits, 'true', '/tmp', { cgroup: cgroup !== null }),
+      ...sandboxCommand(limits, 'true', '/tmp', { memoryBounded: cgroup?.bounds.memory ?? false }),
     ];
     return run({ ...base, file: DEFAULT_BWRAP_PATH, args, cgroup, tmpfs: privateTmpfs(limits, '/tmp') });
   };

@@ -110,7 +110,7 @@ export function createBashTool(options: BashToolOptions) {
         maskFiles,
         git,
       }),
-      ...sandboxCommand(sandbox.limits, script, home, { cgroup: cgroup !== null }),
+      ...sandboxCommand(sandbox.limits, script, home, { memoryBounded: cgroup?.bounds.memory ?? false }),
     ];
     try {
       return await runBashCommand({ ...spec, file: sandbox.bwrapPath, args, cgroup, tmpfs: privateTmpfs(sandbox.limits, home) });

@@ -212,13 +212,13 @@ export function bwrapArgs(options: BwrapArgsOptions): string[] {
 export const TMPFS_REPORT_FD = 5;
 
 /**
- * What bwrap runs: a small bash supervisor that sets the RLIMITs (without RLIMIT_AS when a cgroup
+ * What bwrap runs: a small bash supervisor that sets the RLIMITs (without RLIMIT_AS when a memory cgroup
  * bounds the command's memory as a whole and reports it; a JVM reserves more address space than it
  * uses), runs `bash -c script` without the report descriptor, and, when it failed, writes
  * `dir free total` (blocks) of each private tmpfs on it, so a full one is told apart from a command
  * that failed for itself. The member can kill the supervisor; it then loses that report, not the limit.
  */
-export function sandboxCommand(limits: SandboxLimits, script: string, home: string, options: { cgroup: boolean } = { cgroup: false }): string[] {
+export function sandboxCommand(limits: SandboxLimits, script: string, home: string, options: { memoryBounded: boolean } = { memoryBounded: false }): string[] {
   const dirs = ['/tmp', '/dev/shm', '/run', ...(home === '/tmp' ? [] : [home])].map((dir) => `'${dir.replaceAll("'", "'\\''")}'`).join(' ');
   const supervisor =
     `${ulimitArgs(limits, options)} || exit 126; /bin/bash -c "$1" ${TMPFS_REPORT_FD}>&-; status=$?; ` +

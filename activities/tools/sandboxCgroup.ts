@@ -3,25 +3,33 @@
  * the command starts are bounded together, and a hit limit is told by the kernel's own counters
  * (which no output of the command can forge).
  *
- * Supported: cgroup v1 memory and pids hierarchies the worker can create directories in (a worker
- * running as root, on a host or in a privileged container). Not yet: cgroup v2 (a delegated
- * subtree); there, and for a worker that cannot write the hierarchies, bash runs without a cgroup:
- * processes are still bounded per command by RLIMIT_NPROC in the sandbox's user namespace, and
- * memory per process by RLIMIT_AS (sandboxLimits.ts). AGENT_TEAMS_BASH_CGROUP=off turns them off.
+ * Each controller (memory, pids) is taken from wherever the host has it, so a host that mixes
+ * versions is covered too:
+ * - cgroup v1: a hierarchy the worker can create directories in (a worker running as root, on a
+ *   host or in a privileged container); commands' cgroups go under `<the worker's cgroup>/agent-teams-bash`;
+ * - cgroup v2: the worker's own cgroup, where it is delegated to the worker (cgroupDelegation.ts).
+ * Without either, bash runs without a cgroup: processes are still bounded per command by
+ * RLIMIT_NPROC in the sandbox's user namespace, and memory per process by RLIMIT_AS
+ * (sandboxLimits.ts), and a hit limit shows as the command's own failure. AGENT_TEAMS_BASH_CGROUP=off
+ * turns cgroups off.
  *
- * Each command gets `<hierarchy><the worker's cgroup>/agent-teams-bash/<pid>-<n>` in each, made
- * before the command starts and removed after it (killing whatever is left).
+ * Each command's cgroup is made before the command starts and removed after it, killing whatever is left.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { delegatedCommandCgroups } from './cgroupDelegation';
+import { CGROUP_CONTROLLERS, type CgroupController, v1Holds, v1OwnDir, v2OwnDir } from './cgroupMounts';
 
 export const BASH_CGROUP_ENV = 'AGENT_TEAMS_BASH_CGROUP';
 
-export interface CgroupHierarchies {
-  /** The directory (mount point plus the worker's own cgroup) commands' cgroups are made under. */
-  memory: string;
-  pids: string;
+/** Where one controller's command cgroups are made. */
+export interface ControllerHome {
+  version: 1 | 2;
+  dir: string;
 }
+
+/** The controllers this worker bounds commands with, each with its home. */
+export type CgroupHomes = Partial<Record<CgroupController, ControllerHome>>;
 
 /** What a command's cgroup saw: the limits it hit. */
 export interface CgroupOutcome {
@@ -30,62 +38,60 @@ export interface CgroupOutcome {
 }
 
 export interface CommandCgroup {
+  /** Which limits the cgroup holds (without memory, RLIMIT_AS still bounds each process). */
+  bounds: { memory: boolean; processes: boolean };
   /** Moves a process into the cgroup (before it starts the command, so everything it forks is counted). */
   add(pid: number): void;
   /** Reads which limits were hit, then kills what is left and removes the cgroup (finishing in the background if it must wait). */
   finish(): CgroupOutcome;
 }
 
-/** v1 hierarchies from /proc/self/mountinfo and /proc/self/cgroup texts (pure). */
-export function v1Hierarchies(mountinfo: string, ownCgroups: string): CgroupHierarchies | null {
-  // A mount's root (field 4) is the cgroup it shows at its mount point (field 5): a container's may be its own.
-  const mountOf = (controller: string): { root: string; point: string } | null => {
-    for (const line of mountinfo.split('\n')) {
-      const [left, right] = line.split(' - ');
-      if (!left || !right) continue;
-      const [fstype, , superOptions = ''] = right.split(' ');
-      const fields = left.split(' ');
-      if (fstype === 'cgroup' && superOptions.split(',').includes(controller) && fields[3] && fields[4]) return { root: fields[3], point: fields[4] };
-    }
-    return null;
-  };
-  const ownOf = (controller: string): string | null => {
-    for (const line of ownCgroups.split('\n')) {
-      const [, controllers = '', own] = line.split(':');
-      if (own !== undefined && controllers.split(',').includes(controller)) return own;
-    }
-    return null;
-  };
-  const result: Partial<CgroupHierarchies> = {};
-  for (const controller of ['memory', 'pids'] as const) {
-    const mount = mountOf(controller);
-    const own = ownOf(controller);
-    if (mount === null || own === null) return null;
-    const relative = path.posix.relative(mount.root, own);
-    if (relative.startsWith('..')) return null; // the worker's cgroup is not under this mount
-    result[controller] = path.join(mount.point, relative, 'agent-teams-bash');
-  }
-  return result as CgroupHierarchies;
+export interface CgroupSources {
+  mountinfo: string;
+  ownCgroups: string;
 }
 
-/** The hierarchies this worker can use, or null (none, v2 only, not writable, or turned off). */
-export function detectCgroups(env: Record<string, string | undefined> = process.env): CgroupHierarchies | null {
-  if (env[BASH_CGROUP_ENV]?.trim().toLowerCase() === 'off') return null;
-  let hierarchies: CgroupHierarchies | null;
+function readSources(): CgroupSources | null {
   try {
-    hierarchies = v1Hierarchies(fs.readFileSync('/proc/self/mountinfo', 'utf8'), fs.readFileSync('/proc/self/cgroup', 'utf8'));
+    return { mountinfo: fs.readFileSync('/proc/self/mountinfo', 'utf8'), ownCgroups: fs.readFileSync('/proc/self/cgroup', 'utf8') };
   } catch {
     return null;
   }
-  if (hierarchies === null) return null;
+}
+
+/** `dir`/agent-teams-bash made and writable: a v1 home; null otherwise. */
+function v1Home(ownDir: string | null): ControllerHome | null {
+  if (ownDir === null) return null;
+  const dir = path.join(ownDir, 'agent-teams-bash');
   try {
-    for (const dir of [hierarchies.memory, hierarchies.pids]) fs.mkdirSync(dir, { recursive: true });
-    fs.accessSync(hierarchies.memory, fs.constants.W_OK);
-    fs.accessSync(hierarchies.pids, fs.constants.W_OK);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+    return { version: 1, dir };
   } catch {
     return null;
   }
-  return hierarchies;
+}
+
+/**
+ * The homes this worker can use, or null (no cgroups it may change, or turned off). On v2 this
+ * may move the worker into its leaf cgroup (cgroupDelegation.ts), once.
+ */
+export function detectCgroups(env: Record<string, string | undefined> = process.env, sources: CgroupSources | null = readSources()): CgroupHomes | null {
+  if (env[BASH_CGROUP_ENV]?.trim().toLowerCase() === 'off' || sources === null) return null;
+  const homes: CgroupHomes = {};
+  const onV2: CgroupController[] = [];
+  for (const controller of CGROUP_CONTROLLERS) {
+    if (!v1Holds(sources.mountinfo, controller)) {
+      onV2.push(controller);
+      continue;
+    }
+    const home = v1Home(v1OwnDir(sources.mountinfo, sources.ownCgroups, controller));
+    if (home) homes[controller] = home;
+  }
+  const ownV2 = onV2.length > 0 ? v2OwnDir(sources.mountinfo, sources.ownCgroups) : null;
+  const delegated = ownV2 === null ? null : delegatedCommandCgroups(ownV2, onV2);
+  for (const controller of onV2) if (delegated?.controllers.includes(controller)) homes[controller] = { version: 2, dir: delegated.dir };
+  return Object.keys(homes).length > 0 ? homes : null;
 }
 
 let counter = 0;
@@ -103,15 +109,21 @@ function counterIn(file: string, name: string): number {
 }
 
 /**
- * Kills what is left in `dir` and removes it, retrying off the event loop while its last members
- * are still being reaped (rmdir fails with EBUSY until then).
+ * Kills what is left in cgroup `dir` and removes it, retrying off the event loop while its last
+ * members are still being reaped (rmdir fails with EBUSY until then). v2's cgroup.kill also
+ * reaches processes forked while the list is read.
  */
-function killAndRemove(dir: string, attempt = 0): void {
+export function killAndRemove(dir: string, attempt = 0): void {
   let pids: string[] = [];
   try {
     pids = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
   } catch {
     return; // already removed
+  }
+  try {
+    if (pids.length > 0) fs.writeFileSync(path.join(dir, 'cgroup.kill'), '1');
+  } catch {
+    // v1, or a kernel before 5.14: signal each one
   }
   for (const pid of pids) {
     try {
@@ -127,36 +139,68 @@ function killAndRemove(dir: string, attempt = 0): void {
   }
 }
 
-/** A cgroup in each hierarchy with the command's memory (RAM and swap) and process limits. */
-export function createCommandCgroup(hierarchies: CgroupHierarchies, limits: { memory: number; processes: number }): CommandCgroup {
-  const name = `${process.pid}-${++counter}`;
-  const memory = path.join(hierarchies.memory, name);
-  const pids = path.join(hierarchies.pids, name);
-  fs.mkdirSync(memory);
-  fs.mkdirSync(pids);
+/** One directory of the command's cgroup, and the controllers it carries (a v2 one carries both). */
+interface Leaf {
+  dir: string;
+  version: 1 | 2;
+  controllers: CgroupController[];
+}
+
+function leavesFor(homes: CgroupHomes, name: string): Leaf[] {
+  const leaves: Leaf[] = [];
+  for (const controller of CGROUP_CONTROLLERS) {
+    const home = homes[controller];
+    if (!home) continue;
+    const dir = path.join(home.dir, name);
+    const same = leaves.find((leaf) => leaf.dir === dir);
+    if (same) same.controllers.push(controller);
+    else leaves.push({ dir, version: home.version, controllers: [controller] });
+  }
+  return leaves;
+}
+
+function writeLimits(leaf: Leaf, limits: { memory: number; processes: number }): void {
+  const write = (file: string, value: string) => fs.writeFileSync(path.join(leaf.dir, file), value);
+  if (leaf.controllers.includes('memory')) {
+    if (leaf.version === 1) {
+      write('memory.limit_in_bytes', String(limits.memory));
+      // Without swap accounting the file is absent; with it, swap must not extend the limit.
+      if (fs.existsSync(path.join(leaf.dir, 'memory.memsw.limit_in_bytes'))) write('memory.memsw.limit_in_bytes', String(limits.memory));
+    } else {
+      write('memory.max', String(limits.memory));
+      // v2 counts swap apart: none at all, so RAM and swap together stay within the limit.
+      if (fs.existsSync(path.join(leaf.dir, 'memory.swap.max'))) write('memory.swap.max', '0');
+    }
+  }
+  if (leaf.controllers.includes('pids')) write('pids.max', String(limits.processes));
+}
+
+/** A cgroup with the command's memory (RAM and swap) and process limits, in each controller's home. */
+export function createCommandCgroup(homes: CgroupHomes, limits: { memory: number; processes: number }): CommandCgroup {
+  const leaves = leavesFor(homes, `${process.pid}-${++counter}`);
   try {
-    fs.writeFileSync(path.join(memory, 'memory.limit_in_bytes'), String(limits.memory));
-    // Without swap accounting the file is absent; with it, swap must not extend the limit.
-    const swap = path.join(memory, 'memory.memsw.limit_in_bytes');
-    if (fs.existsSync(swap)) fs.writeFileSync(swap, String(limits.memory));
-    fs.writeFileSync(path.join(pids, 'pids.max'), String(limits.processes));
+    for (const leaf of leaves) {
+      fs.mkdirSync(leaf.dir);
+      writeLimits(leaf, limits);
+    }
   } catch (error) {
-    killAndRemove(memory);
-    killAndRemove(pids);
+    for (const leaf of leaves) killAndRemove(leaf.dir);
     throw error;
   }
+  const memoryLeaf = leaves.find((leaf) => leaf.controllers.includes('memory'));
+  const pidsLeaf = leaves.find((leaf) => leaf.controllers.includes('pids'));
   return {
+    bounds: { memory: memoryLeaf !== undefined, processes: pidsLeaf !== undefined },
     add(pid) {
-      fs.writeFileSync(path.join(memory, 'cgroup.procs'), String(pid));
-      fs.writeFileSync(path.join(pids, 'cgroup.procs'), String(pid));
+      for (const leaf of leaves) fs.writeFileSync(path.join(leaf.dir, 'cgroup.procs'), String(pid));
     },
     finish() {
       const outcome = {
-        memory: counterIn(path.join(memory, 'memory.oom_control'), 'oom_kill') > 0,
-        processes: counterIn(path.join(pids, 'pids.events'), 'max') > 0,
+        memory:
+          memoryLeaf !== undefined && counterIn(path.join(memoryLeaf.dir, memoryLeaf.version === 1 ? 'memory.oom_control' : 'memory.events'), 'oom_kill') > 0,
+        processes: pidsLeaf !== undefined && counterIn(path.join(pidsLeaf.dir, 'pids.events'), 'max') > 0,
       };
-      killAndRemove(memory);
-      killAndRemove(pids);
+      for (const leaf of leaves) killAndRemove(leaf.dir);
       return outcome;
     },
   };

@@ -4,14 +4,14 @@
  * `memory=1GiB,processes=128,tmp=256MiB`; a key left out keeps its default.
  *
  * Per command (all processes it starts, together):
- * - memory, processes: a cgroup's memory and pids limits where the worker can make one
- *   (sandboxCgroup.ts); without cgroups, `processes` is still RLIMIT_NPROC, counted in the
- *   sandbox's own user namespace, and memory is bounded per process by `addressSpace`;
+ * - memory, processes: a cgroup's memory and pids limits where the worker can make one, v1 or
+ *   v2 (sandboxCgroup.ts); without a pids cgroup, `processes` is still RLIMIT_NPROC, counted in the
+ *   sandbox's own user namespace, and without a memory cgroup memory is bounded per process by `addressSpace`;
  * - tmp, home: the sizes of the private /tmp and HOME tmpfs (RAM-backed, so they count too);
  * - output: bytes read from stdout and from stderr each before the command is stopped (the result
  *   keeps only the last 32 KB of each anyway); the directory report on fd 3 is capped at PATH_MAX.
  *
- * Per process (RLIMIT_*): addressSpace (only without a cgroup), fileSize, openFiles, cpuSeconds.
+ * Per process (RLIMIT_*): addressSpace (only without a memory cgroup), fileSize, openFiles, cpuSeconds.
  */
 import { z } from 'zod';
 
@@ -92,12 +92,12 @@ export function parseSandboxLimits(raw: string | undefined): SandboxLimits {
  * bash `ulimit` options (hard and soft, so the command cannot raise them) for one command's
  * processes; bash counts -v and -f in KiB. The builtin, not prlimit(1): one exec less per call.
  */
-export function ulimitArgs(limits: SandboxLimits, options: { cgroup: boolean } = { cgroup: false }): string {
+export function ulimitArgs(limits: SandboxLimits, options: { memoryBounded: boolean } = { memoryBounded: false }): string {
   const kib = (value: number) => Math.floor(value / KiB);
   return (
     [
       `-u ${limits.processes}`,
-      ...(options.cgroup ? [] : [`-v ${kib(limits.addressSpace)}`]),
+      ...(options.memoryBounded ? [] : [`-v ${kib(limits.addressSpace)}`]),
       `-f ${kib(limits.fileSize)}`,
       `-n ${limits.openFiles}`,
       `-t ${limits.cpuSeconds}`,

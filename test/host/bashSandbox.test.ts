@@ -153,7 +153,7 @@ describe('configuration and argv (pure)', () => {
         `[ $status -eq 0 ] || stat -f -c '%n %a %b' '/tmp' '/dev/shm' '/run' '/home/o'\\''brien' >&5 2>/dev/null; exit $status`,
     );
     expect(command.slice(3)).toEqual(['supervisor', 'echo hi']);
-    expect(sandboxCommand(DEFAULT_SANDBOX_LIMITS, 'x', '/tmp', { cgroup: true })[2]).not.toContain('-v ');
+    expect(sandboxCommand(DEFAULT_SANDBOX_LIMITS, 'x', '/tmp', { memoryBounded: true })[2]).not.toContain('-v ');
   });
 });
 

@@ -21,7 +21,7 @@ import { giveToBash, runningAsRoot } from '../support/bashUser';
 
 let scratch: string;
 let root: string;
-const cgroups = detectCgroups() !== null;
+const cgroups = detectCgroups();
 
 beforeEach(() => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-containment-'));
@@ -188,10 +188,18 @@ describe('what a command can consume: each limit ends as SandboxLimit, the worke
     expect(fs.statSync(path.join(root, 'big')).size).toBe(16 * 1024 * 1024);
   });
 
+  test('the cgroups commands get: v1 memory and pids for a root worker on a v1 host (this one), never a v1 one unprivileged', () => {
+    const v1Host = ['memory', 'pids'].every((controller) => fs.existsSync(`/sys/fs/cgroup/${controller}/cgroup.procs`));
+    const v1Home = (controller: string) => ({ version: 1, dir: expect.stringMatching(new RegExp(`^/sys/fs/cgroup/${controller}(/.*)?/agent-teams-bash$`)) });
+    if (runningAsRoot() && v1Host) expect(cgroups).toEqual({ memory: v1Home('memory'), pids: v1Home('pids') });
+    // Unprivileged, only a v2 subtree delegated to the user (systemd's user@.service) can give one.
+    if (!runningAsRoot()) expect(Object.values(cgroups ?? {}).every((home) => home.version === 2)).toBe(true);
+  });
+
   test('an 8 GiB allocation fails (SandboxLimit where the worker has cgroups)', async () => {
     const before = process.memoryUsage().rss;
     const { result } = await bash('python3 -c "b = bytearray(8 * 1024**3); print(len(b))"', { timeoutMs: 60_000 });
-    if (cgroups) expect(result).toMatchObject({ error: 'SandboxLimit', message: expect.stringMatching(/memory limit \(2 GiB\)/) });
+    if (cgroups?.memory) expect(result).toMatchObject({ error: 'SandboxLimit', message: expect.stringMatching(/memory limit \(2 GiB\)/) });
     else expect(result).toMatchObject({ exitCode: 1, stderr: expect.stringMatching(/MemoryError/) }); // RLIMIT_AS, 4 GiB a process
     expect(result.stdout ?? '').not.toMatch(/8589934592/);
     expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
@@ -202,7 +210,7 @@ describe('what a command can consume: each limit ends as SandboxLimit, the worke
     fs.writeFileSync(path.join(root, 'bomb.py'), forkBombPython(marker));
     giveToBash(root);
     const { result } = await bash(`python3 bomb.py ${marker}`, { timeoutMs: 60_000, env: { AGENT_TEAMS_BASH_LIMITS: 'processes=64' } });
-    if (cgroups) expect(result).toMatchObject({ error: 'SandboxLimit', message: expect.stringMatching(/processes limit \(64 processes\)/) });
+    if (cgroups?.pids) expect(result).toMatchObject({ error: 'SandboxLimit', message: expect.stringMatching(/processes limit \(64 processes\)/) });
     else expect(Number(/forks refused: (\d+)/.exec(String(result.stdout))?.[1])).toBeGreaterThan(1000); // RLIMIT_NPROC in the sandbox's user namespace
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(processesWith(marker)).toEqual([]);

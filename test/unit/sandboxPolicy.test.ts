@@ -1,9 +1,9 @@
 /**
  * The pure parts of issue 21's sandbox: limits from AGENT_TEAMS_BASH_LIMITS, who bash runs as, the
- * cgroup v1 hierarchies from /proc texts, and a full tmpfs told from the supervisor's report.
+ * cgroup v1 and v2 hierarchies from /proc texts, and a full tmpfs told from the supervisor's report.
  */
 import { fullTmpfs, privateTmpfs } from '../../activities/tools/bashRun';
-import { v1Hierarchies } from '../../activities/tools/sandboxCgroup';
+import { v1Holds, v1OwnDir, v2OwnDir } from '../../activities/tools/cgroupMounts';
 import { parseBashUser, sandboxIdentity } from '../../activities/tools/sandboxIdentity';
 import { DEFAULT_SANDBOX_LIMITS, formatBytes, parseSandboxLimits, parseSize } from '../../activities/tools/sandboxLimits';
 
@@ -50,12 +50,27 @@ test('cgroup v1: the memory and pids hierarchies under the worker own cgroup, al
     '39 31 0:36 /docker/abc /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids',
   ].join('\n');
   const own = '8:pids:/docker/abc/sub\n4:memory:/process_api/x\n0::/\n';
-  expect(v1Hierarchies(mountinfo, own)).toEqual({
-    memory: '/sys/fs/cgroup/memory/process_api/x/agent-teams-bash',
-    pids: '/sys/fs/cgroup/pids/sub/agent-teams-bash',
-  });
-  expect(v1Hierarchies('25 1 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw', '0::/user.slice\n')).toBeNull(); // v2 only
-  expect(v1Hierarchies(mountinfo, '8:pids:/elsewhere\n4:memory:/x\n')).toBeNull(); // not under the pids mount's root
+  expect(v1OwnDir(mountinfo, own, 'memory')).toBe('/sys/fs/cgroup/memory/process_api/x');
+  expect(v1OwnDir(mountinfo, own, 'pids')).toBe('/sys/fs/cgroup/pids/sub');
+  expect(v1Holds(mountinfo, 'pids')).toBe(true);
+  expect(v1OwnDir(mountinfo, '8:pids:/elsewhere\n4:memory:/x\n', 'pids')).toBeNull(); // not under the pids mount's root
+  expect(v2OwnDir(mountinfo, own)).toBeNull(); // no unified hierarchy mounted
+});
+
+test('cgroup v2: the worker own cgroup in the unified hierarchy, alone or beside v1 hierarchies that keep some controllers', () => {
+  const v2Only = '25 1 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate';
+  const service = '0::/system.slice/agent-teams.service\n';
+  expect(v2OwnDir(v2Only, service)).toBe('/sys/fs/cgroup/system.slice/agent-teams.service');
+  expect(v1Holds(v2Only, 'memory')).toBe(false);
+  expect(v1OwnDir(v2Only, service, 'memory')).toBeNull();
+  // A container with its own cgroup namespace sees itself at the root.
+  expect(v2OwnDir('40 30 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw', '0::/\n')).toBe('/sys/fs/cgroup');
+  // systemd's hybrid layout: v1 holds memory, the unified mount holds what v1 does not.
+  const hybrid = ['36 31 0:33 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory', '37 31 0:34 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw'].join('\n');
+  expect(v1Holds(hybrid, 'memory')).toBe(true);
+  expect(v1Holds(hybrid, 'pids')).toBe(false);
+  expect(v2OwnDir(hybrid, '4:memory:/a\n0::/a\n')).toBe('/sys/fs/cgroup/unified/a');
+  expect(v2OwnDir(v2Only, '4:memory:/a\n')).toBeNull(); // no 0:: line: not in the unified hierarchy
 });
 
 test('a full tmpfs is read from the supervisor report, under 1% free; anything else is not a limit', () => {
