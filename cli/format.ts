@@ -7,6 +7,7 @@
 import type { ConversationEntry, LeadAgentView, LiveStatus } from '../shared/contract';
 import type { InboxMessage } from '../shared/inbox';
 import { terminalText } from '../shared/inertText';
+import { redactAddress } from '../shared/redact';
 import type { JsonValue } from '../shared/json';
 import type { TaskView, TeamView } from '../shared/team';
 import type { TeamEdge } from '../shared/teamEdges';
@@ -123,17 +124,33 @@ export function progressLine(view: LeadAgentView, edge: TeamEdge | null, last: {
 /**
  * The Web UI page of a workflow: TEMPORAL_UI_URL when set, the local dev server's UI for a local
  * address (TEMPORAL_UI_PORT, default 8233), Temporal Cloud's UI for *.tmprl.cloud; otherwise null.
+ * Redacted as webUiPage says.
  */
 export function webUiLink(address: string, namespace: string, workflowId: string, env: NodeJS.ProcessEnv = process.env): string | null {
-  const base = webUiBase(address, env);
-  return base ? `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : null;
+  return webUiPage(webUiBase(address, env), `/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`);
 }
 
 /** The Web UI's workflow list filtered to one Team: the Lead, its teammates and subagents (`AgentTeamId = "<teamId>"`). */
 export function webUiTeamLink(address: string, namespace: string, teamId: string, env: NodeJS.ProcessEnv = process.env): string | null {
-  const base = webUiBase(address, env);
   const query = `AgentTeamId = "${teamId.replace(/["\\]/g, '\\$&')}"`;
-  return base ? `${base}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(query)}` : null;
+  return webUiPage(webUiBase(address, env), `/namespaces/${encodeURIComponent(namespace)}/workflows`, `query=${encodeURIComponent(query)}`);
+}
+
+/**
+ * A page under the Web UI's base URL, as people are shown it (the CLI's lines and --json, the
+ * panel, `npm start`): the base's credentials redacted (shared/redact.ts redactAddress: its
+ * `user:password@`, whatever its characters, and secret query values such as `?token=` read
+ * ***), its host, path and other query parameters kept, and the page's path put before the
+ * base's query, so the link still opens the page.
+ */
+function webUiPage(base: string | null, path: string, query?: string): string | null {
+  if (!base) return null;
+  const shown = redactAddress(base);
+  const queryAt = shown.search(/[?#]/);
+  const root = (queryAt === -1 ? shown : shown.slice(0, queryAt)).replace(/\/+$/, '');
+  const baseQuery = queryAt !== -1 && shown[queryAt] === '?' ? shown.slice(queryAt + 1).split('#')[0]! : '';
+  const params = [query, baseQuery].filter(Boolean).join('&');
+  return `${root}${path}${params ? `?${params}` : ''}`;
 }
 
 function webUiBase(address: string, env: NodeJS.ProcessEnv): string | null {

@@ -11,6 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Command, InvalidArgumentError } from 'commander';
 import { connectionOptionsFromEnv } from '../client/connection';
 import { errorMessage } from '../shared/errors';
+import { redactAddress, redactUrlCredentials } from '../shared/redact';
 import { runBefore } from '../client/deadlines';
 import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TEAM_CALL_TIMED_OUT, TeamCallTimedOut, TeamClient, healthAdvice } from '../client/teamClient';
 import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAgentOptions, type LeadAgentView, type ProfileName } from '../shared/contract';
@@ -114,9 +115,10 @@ async function connect(options: GlobalOptions, timeoutMs: number): Promise<Targe
     const connection = await Connection.connect({ ...connectionOptions, address, connectTimeout: timeoutMs });
     return { connection, address, namespace };
   } catch (error) {
+    // The address may carry user:password@ (TEMPORAL_ADDRESS=alice:s3cret@host:7233), and the SDK's error quotes it.
     throw failure(
       'TemporalUnreachable',
-      `cannot reach Temporal at ${address} (${errorMessage(error)}); ` +
+      `cannot reach Temporal at ${redactAddress(address)} (${redactUrlCredentials(errorMessage(error))}); ` +
         `start one with \`npm run server\`, or set TEMPORAL_ADDRESS (or TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE)`,
     );
   }
@@ -614,7 +616,8 @@ program
       allowedHosts: opts.allowedHost,
       webUiLink: (teamId) => webUiLink(address, namespace, teamId),
     });
-    console.log(`panel: ${panel.url} (Teams in namespace ${namespace} at ${address}; Ctrl-C to stop)`);
+    // panel.url carries the panel's own ?token= on purpose: it is the URL to share (docs/cli.md).
+    console.log(`panel: ${panel.url} (Teams in namespace ${namespace} at ${redactAddress(address)}; Ctrl-C to stop)`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
@@ -639,14 +642,15 @@ function parsePort(value: string): number {
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // A Team's rejection quotes what it refused (a name, a subject): printed through warn like the rest.
+  // Any error may quote a configured URL or address (the SDK's, a profile's): its credentials are redacted.
   if (error instanceof ApplicationFailure) {
-    warn(`error (${error.type ?? 'ApplicationFailure'}): ${error.message}`);
+    warn(redactUrlCredentials(`error (${error.type ?? 'ApplicationFailure'}): ${error.message}`));
   } else if (error instanceof InvalidArgumentError) {
-    warn(`error (InvalidArgument): ${error.message}`);
+    warn(redactUrlCredentials(`error (InvalidArgument): ${error.message}`));
   } else if (error instanceof Error && error.name !== 'Error') {
-    warn(`error (${error.name}): ${error.message}`);
+    warn(redactUrlCredentials(`error (${error.name}): ${error.message}`));
   } else {
-    warn(`error: ${errorMessage(error)}`);
+    warn(redactUrlCredentials(`error: ${errorMessage(error)}`));
   }
   process.exit(1);
 });

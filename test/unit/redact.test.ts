@@ -3,15 +3,20 @@
  * (shared/redact.ts, issue 21): the redaction itself, the worker's start-up and failure lines, the
  * model description the start-up lines print, provider errors mapped to activity failures (message,
  * stack and causes, as Temporal's failure converter records them), and the "turn failed" note.
- * The same edges against a real local HTTP server: test/host/urlCredentials.test.ts.
+ * Scheme-less addresses (`alice:s3cret@temporal.internal:7233`, `dns:///user:pw@host:7233`) in
+ * running text and as one configured address, and the CLI's Web UI links built from a
+ * TEMPORAL_UI_URL that carries credentials.
+ * The same edges against a real local HTTP server: test/host/urlCredentials.test.ts; the real CLI:
+ * test/host/cliCredentials.test.ts (TEMPORAL_ADDRESS) and test/integration/cliCredentials.test.ts (TEMPORAL_UI_URL).
  */
 import { ApplicationFailure, DefaultFailureConverter, defaultPayloadConverter } from '@temporalio/common';
 import { toActivityFailure } from '../../activities/modelCall';
+import { webUiLink, webUiTeamLink } from '../../cli/format';
 import { configFromEnv, splitUrlCredentials } from '../../activities/providers/openaiCompatible';
 import { providerFromEnv } from '../../activities/providers/select';
 import { ModelCallError } from '../../shared/model';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
-import { REDACTED, redactErrorCredentials, redactUrl, redactUrlCredentials, turnFailureText } from '../../shared/redact';
+import { REDACTED, redactAddress, redactErrorCredentials, redactUrl, redactUrlCredentials, turnFailureText } from '../../shared/redact';
 import { failureLine, startupLine } from '../../worker/runWorkerProcess';
 
 describe('redactUrlCredentials', () => {
@@ -42,6 +47,95 @@ describe('redactUrlCredentials', () => {
     const once = redactUrlCredentials('http://u:p@h?token=t');
     expect(redactUrlCredentials(once)).toBe(once);
     expect(REDACTED).toBe('***');
+  });
+});
+
+describe('redactUrlCredentials: a scheme-less user:password@host in running text', () => {
+  test.each([
+    ['cannot reach Temporal at alice:s3cret@temporal.internal:7233 (refused)', 'cannot reach Temporal at ***@temporal.internal:7233 (refused)'],
+    [
+      "Invalid address for Temporal gRPC endpoint: expected URI of the form 'hostname' or 'hostname:port'; got 'alice:s3cret@temporal.internal:7233'",
+      "Invalid address for Temporal gRPC endpoint: expected URI of the form 'hostname' or 'hostname:port'; got '***@temporal.internal:7233'",
+    ],
+    ['target dns:///user:pw@temporal.internal:7233 failed', 'target dns:///***@temporal.internal:7233 failed'],
+    ['dns:user:pw@host:7233', '***@host:7233'],
+    ['TEMPORAL_ADDRESS=alice:s3cret@temporal.internal:7233 npm run worker', 'TEMPORAL_ADDRESS=***@temporal.internal:7233 npm run worker'],
+    ['--address=alice:s3cret@h:7233', '--address=***@h:7233'],
+    ['{"address":"alice:s3cret@temporal.internal:7233"}', '{"address":"***@temporal.internal:7233"}'],
+    ['(at alice:s3cret@[::1]:7233)', '(at ***@[::1]:7233)'],
+    ['alice:p@ss@host:7233, retrying', '***@host:7233, retrying'], // the userinfo runs to the word's last @
+    ['alice:pa/ss?x@host', '***@host'],
+    [':s3cret@host', '***@host'],
+    ['connect alice:s3cret@temporal_frontend:7233: refused', 'connect ***@temporal_frontend:7233: refused'],
+    ['at alice:s3cret@host.', 'at ***@host.'],
+  ])('%s', (text, expected) => expect(redactUrlCredentials(text)).toBe(expected));
+
+  test.each([
+    'write to bob@example.com about it',
+    'Contact: bob@example.com.',
+    'mailto:bob@example.com',
+    '<bob@example.com>',
+    'git@github.com:org/repo.git',
+    'nginx:1.25@sha256:0123456789abcdef0123456789abcdef',
+    'user@host:7233', // a user name without a password reads as an e-mail address in prose
+    'at 10:30 @home',
+    'a:b@ and a:b@-x',
+    '/work/node_modules/@temporalio/client/lib/connection.js:230:19',
+    'https://registry.npmjs.org/@types/node',
+  ])('left as it is: %s', (text) => expect(redactUrlCredentials(text)).toBe(text));
+
+  test('idempotent', () => {
+    const once = redactUrlCredentials('alice:s3cret@h:7233 and dns:///u:p@h:1');
+    expect(once).toBe('***@h:7233 and dns:///***@h:1');
+    expect(redactUrlCredentials(once)).toBe(once);
+  });
+});
+
+describe('redactAddress: one configured Temporal address', () => {
+  test.each([
+    ['alice:s3cret@temporal.internal:7233', '***@temporal.internal:7233'],
+    ['dns:///user:pw@temporal.internal:7233', 'dns:///***@temporal.internal:7233'],
+    ['dns:user:pw@temporal.internal:7233', 'dns:***@temporal.internal:7233'],
+    ['user@temporal.internal:7233', '***@temporal.internal:7233'], // configured: the user name goes too
+    ['alice:pa?ss#w/rd@h:7233', '***@h:7233'], // whatever the password's characters
+    ['alice:p@ss@h:7233', '***@h:7233'],
+    ['http://admin:hunter2@temporal.internal:7233?token=t', 'http://***@temporal.internal:7233?token=***'],
+    ['https://h:7233/?api_key=k', 'https://h:7233/?api_key=***'],
+  ])('%s', (address, expected) => expect(redactAddress(address)).toBe(expected));
+
+  test.each(['localhost:7233', 'temporal.internal:7233', '[::1]:7233', 'dns:///temporal.internal:7233', 'my-ns.a1b2c.tmprl.cloud:7233'])(
+    'left as it is: %s',
+    (address) => expect(redactAddress(address)).toBe(address),
+  );
+});
+
+describe('edge: the Web UI links the CLI, the panel and npm start print', () => {
+  test('a TEMPORAL_UI_URL with user:password@ and a secret query parameter: host, path, namespace, workflow id and other parameters kept', () => {
+    const env = { TEMPORAL_UI_URL: 'https://ops:ui-s3cret@temporal-ui.internal:8080/base/?token=ui-tok3n&theme=dark' };
+    const link = webUiLink('temporal.internal:7233', 'team-ns', 'team/1', env);
+    expect(link).toBe('https://***@temporal-ui.internal:8080/base/namespaces/team-ns/workflows/team%2F1?token=***&theme=dark');
+    const team = webUiTeamLink('temporal.internal:7233', 'team-ns', 'team-1', env);
+    expect(team).toBe(
+      `https://***@temporal-ui.internal:8080/base/namespaces/team-ns/workflows?query=${encodeURIComponent('AgentTeamId = "team-1"')}&token=***&theme=dark`,
+    );
+    for (const text of [link, team]) expect(text).not.toMatch(/ui-s3cret|ui-tok3n|ops/);
+  });
+
+  test.each(['https://ops:pa/ss@ui.example', 'https://ops:pa?ss@ui.example/', 'https://ops:p@ss@ui.example/', 'https://ui.example/?access_token=ui-tok3n'])(
+    'a TEMPORAL_UI_URL that does not parse as it means, %s: no credential in the link',
+    (url) => {
+      const link = webUiLink('h:7233', 'default', 't', { TEMPORAL_UI_URL: url })!;
+      expect(link).toContain('ui.example');
+      expect(link).toContain('/namespaces/default/workflows/t');
+      expect(link).not.toMatch(/ops|pa\/ss|pa\?ss|p@ss|ui-tok3n/);
+    },
+  );
+
+  test('a TEMPORAL_UI_URL without credentials is linked as before', () => {
+    expect(webUiLink('h:7233', 'default', 't', { TEMPORAL_UI_URL: 'https://ui.example/' })).toBe('https://ui.example/namespaces/default/workflows/t');
+    expect(webUiLink('h:7233', 'default', 't', { TEMPORAL_UI_URL: 'https://ui.example/?theme=dark' })).toBe(
+      'https://ui.example/namespaces/default/workflows/t?theme=dark',
+    );
   });
 });
 
@@ -93,6 +187,18 @@ describe('edge: the start-up log', () => {
     expect(startupLine('worker', 'polling task queue "q" (namespace default)')).toBe('worker polling task queue "q" (namespace default)');
     const failed = failureLine('worker', new Error('cannot connect to https://admin:hunter2@temporal.internal:7233'));
     expect(failed).toBe('worker failed: cannot connect to https://***@temporal.internal:7233');
+  });
+
+  test("the worker's failure line when TEMPORAL_ADDRESS is a scheme-less alice:s3cret@host:7233 (the SDK's error quotes it)", () => {
+    const error = new TypeError(
+      "Invalid address for Temporal gRPC endpoint: expected URI of the form 'hostname' or 'hostname:port'; got 'alice:s3cret@temporal.internal:7233'",
+    );
+    const failed = failureLine('worker', error);
+    expect(failed).toContain("got '***@temporal.internal:7233'");
+    expect(failed).not.toContain('s3cret');
+    expect(failureLine('checkout worker', new Error('dns:///user:pw@temporal.internal:7233 unreachable'))).toBe(
+      'checkout worker failed: dns:///***@temporal.internal:7233 unreachable',
+    );
   });
 
   test('a MODEL_BASE_URL that does not parse: the config error quotes it without its password', () => {
