@@ -7,7 +7,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import { Client, Connection } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { execFileSync } from 'node:child_process';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
@@ -163,6 +165,35 @@ async function main(): Promise<void> {
       await rolled.dispose();
       await rolled.handle().result();
       save(server.address, rolled.teamId, `teamLead-rollover-${version}.json`); // the latest run: the continued one
+
+      // A Lead turn whose only model call ends as the run rolls over (reply-across-rollover-v1):
+      // the continued run acts on the reply it carried, here the final answer.
+      const replied = await TeamClient.start(client, {
+        teamId: `history-reply-rollover-${version}`,
+        taskQueue: 'record-histories',
+        agent: { prompt: scriptText(think(20_000), answer('answered across the rollover')), profile: 'team' },
+      });
+      while (!(await replied.runInfo()).rollingOver) await Promise.all(Array.from({ length: 25 }, () => replied.listTasks()));
+      const repliedView = await replied.waitForAnswer({ timeoutMs: 120_000 });
+      if ((await replied.runInfo()).continuedRuns === 0 || repliedView.finalAnswer !== 'answered across the rollover') {
+        throw new Error('the reply-across-rollover scenario did not answer in a continued run');
+      }
+      await replied.dispose();
+      await replied.handle().result();
+      save(server.address, replied.teamId, `teamLead-reply-rollover-${version}.json`); // the continued run
+
+      // Reads that do not fit one completion (completion-budget-v1): listTasks of a full board sent
+      // together, some answered from later workflow tasks that the Lead's completionNudge forces.
+      const full = await TeamClient.start(client, { teamId: `history-completion-budget-${version}`, taskQueue: 'record-histories' });
+      await fillBoard(full);
+      const { runId: burstRun } = await full.handle().describe();
+      for (let burst = 0; !(await nudged(client, full.teamId, burstRun)); burst++) {
+        if (burst === 5) throw new Error('five bursts of listTasks were all answered without a deferral');
+        await Promise.all(Array.from({ length: 4 }, () => full.listTasks()));
+      }
+      save(server.address, full.teamId, `teamLead-completion-budget-${version}.json.gz`, burstRun); // megabytes of reads: gzipped
+      await full.dispose();
+      await full.handle().result();
     });
   } finally {
     await closeWorker();
@@ -181,14 +212,36 @@ async function until(probe: () => Promise<boolean>): Promise<void> {
   throw new Error('a recorded scenario did not reach its next step within 60 s');
 }
 
+/** Tasks with four nested scopes of about 500 characters each until BoardFull: one listTasks is then about 715 kB (test/support/largeBoard.ts). */
+async function fillBoard(team: TeamClient): Promise<void> {
+  const segments = Array.from({ length: 4 }, (_, i) => `d${i}`.padEnd(124, 'x'));
+  const scopes = segments.map((_, i) => segments.slice(0, i + 1).join('/'));
+  for (let n = 1; ; n++) {
+    try {
+      await team.createTask({ subject: `large ${n}`, writeScopes: n % 2 === 0 ? [...scopes].reverse() : scopes });
+    } catch (error) {
+      if (error instanceof ApplicationFailure && error.type === 'BoardFull') return;
+      throw error;
+    }
+  }
+}
+
+/** Whether the Lead's run nudged itself to send a deferred result. */
+async function nudged(client: Client, workflowId: string, runId: string): Promise<boolean> {
+  const { events } = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  return (events ?? []).some((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'completionNudge');
+}
+
 /** Exports with `temporal workflow show --output json`: the format users get from the CLI and Web UI. */
-function save(address: string, workflowId: string, file: string): void {
-  const json = execFileSync(ensureTemporalCli(), ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', address], {
+function save(address: string, workflowId: string, file: string, runId?: string): void {
+  const run = runId === undefined ? [] : ['--run-id', runId];
+  const json = execFileSync(ensureTemporalCli(), ['workflow', 'show', '--workflow-id', workflowId, ...run, '--output', 'json', '--address', address], {
     encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024, // a full board's history runs to megabytes
   });
   const events = (JSON.parse(json) as { events?: unknown[] }).events?.length ?? 0;
   fs.mkdirSync(OUT, { recursive: true });
-  fs.writeFileSync(path.join(OUT, file), json);
+  fs.writeFileSync(path.join(OUT, file), file.endsWith('.gz') ? zlib.gzipSync(json, { level: 9 }) : json);
   // Replay runs each history under the workflow id it was recorded with.
   const idsFile = path.join(OUT, 'workflow-ids.json');
   const ids = fs.existsSync(idsFile) ? (JSON.parse(fs.readFileSync(idsFile, 'utf8')) as Record<string, string>) : {};

@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { workflowSpanSinks } from '../../worker/tracing';
@@ -12,7 +13,12 @@ import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/workflowBundle';
 const DIR = path.join(__dirname, '..', 'histories');
 /** The workflow id each history ran under: replay must use it (ids derived from it, e.g. operation ids, are part of the workflow's logic). */
 const WORKFLOW_IDS = JSON.parse(fs.readFileSync(path.join(DIR, 'workflow-ids.json'), 'utf8')) as Record<string, string>;
-const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json') && f !== 'workflow-ids.json');
+// A history of megabytes (a full board's reads) is kept gzipped.
+const files = fs.readdirSync(DIR).filter((f) => (f.endsWith('.json') || f.endsWith('.json.gz')) && f !== 'workflow-ids.json');
+const readHistory = (file: string): string => {
+  const bytes = fs.readFileSync(path.join(DIR, file));
+  return (file.endsWith('.gz') ? zlib.gunzipSync(bytes) : bytes).toString('utf8');
+};
 
 beforeAll(() => {
   try {
@@ -30,7 +36,7 @@ test('every recorded history replays against the current workflow code', async (
   for (const file of files) expect({ file, workflowId: WORKFLOW_IDS[file] }).toEqual({ file, workflowId: expect.any(String) });
   const histories = files.map((file) => ({
     workflowId: WORKFLOW_IDS[file]!,
-    history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8'))),
+    history: historyFromJSON(JSON.parse(readHistory(file))),
   }));
   const failures: string[] = [];
   let replayed = 0;

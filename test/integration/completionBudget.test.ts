@@ -9,14 +9,15 @@ import { WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { workflowSpanSinks } from '../../worker/tracing';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/workflowBundle';
-import { claimTaskUpdate, listTasksUpdate } from '../../shared/contract';
+import { claimTaskUpdate, getAgentStateQuery, listTasksUpdate, promptLeadUpdate } from '../../shared/contract';
 import type { TaskView } from '../../shared/team';
 import { COMPLETION_BUDGET_BYTES } from '../../shared/completionBudget';
 import { jsonBytes } from '../../shared/limits';
 import { useClientAndWorker } from '../support/harness';
 import { fillBoardToBudget } from '../support/largeBoard';
+import { chainReport } from '../support/adversarial';
 import { connectHistoryClient } from '../support/maxima';
-import { newTeam } from '../support/teams';
+import { eventually, newTeam } from '../support/teams';
 import { connectClient, eventKind } from '../support/temporal';
 
 const env = useClientAndWorker();
@@ -180,4 +181,132 @@ test('a deferred read answers with the board as of its own completion', async ()
   expect(report.failedTasks).toBe(0);
   // A worker that picks the Lead up after a restart replays the deferral exactly.
   await replay(team.teamId, firstRunId);
+}, 300_000);
+
+/** The payload bytes each workflow-task completion wrote: the events after each WorkflowTaskCompleted, up to the next task. */
+function completionPayloadBytes(events: object[]): number[] {
+  const bytesIn = (value: unknown): number => {
+    if (value instanceof Uint8Array) return value.length;
+    if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + bytesIn(item), 0);
+    if (value !== null && typeof value === 'object') return Object.values(value).reduce((sum: number, item) => sum + bytesIn(item), 0);
+    return 0;
+  };
+  const completions: number[] = [];
+  let current: number | null = null;
+  for (const event of events) {
+    const kind = eventKind(event);
+    if (kind === 'workflowTaskCompletedEventAttributes') current = completions.push(0) - 1;
+    else if (kind.startsWith('workflowTask')) current = null;
+    else if (current !== null) completions[current]! += bytesIn(event);
+  }
+  return completions;
+}
+
+test('64 concurrent listTasks during a Lead agent turn whose model-call input is at its budget: all answered, every completion within budget', async () => {
+  const { TeamClient } = await import('../../client/teamClient');
+  const { answer, scriptText, think } = await import('../../activities/providers/scriptedModelScript');
+  const { MAX_MESSAGE_BYTES, PROMPT_BUDGET_BYTES } = await import('../../shared/limits');
+  const team = await TeamClient.start(env.client, {
+    teamId: `completion-budget-turn-${Date.now()}`,
+    taskQueue: env.worker.taskQueue,
+    agent: { profile: 'team', prompt: scriptText(answer('ready')) },
+  });
+  const first = await team.waitForAnswer({ timeoutMs: 60_000 });
+  expect(first.finalAnswer).toBe('ready');
+  /** A prompt of about `bytes` (at most MAX_MESSAGE_BYTES) of three-byte characters, carrying its script. */
+  const bigPrompt = (text: string, bytes = MAX_MESSAGE_BYTES - 256): string => {
+    const steps = JSON.parse(scriptText(answer(text))) as { script: unknown[] };
+    const room = Math.floor((bytes - jsonBytes(JSON.stringify({ script: steps.script, pad: '' }))) / 3);
+    return JSON.stringify({ script: steps.script, pad: '€'.repeat(room) });
+  };
+  // The board at its budget, every task completed: with none open, the Lead answers without nudges of its own.
+  const { tasks } = await fillBoardToBudget(team);
+  for (const task of await team.listTasks()) {
+    const claimed = await team.claimTask({ taskId: task.id, expectedRevision: task.revision });
+    await team.transitionTask({ taskId: task.id, expectedRevision: claimed.task.revision, status: 'completed' });
+  }
+  const handle = env.client.workflow.getHandle(team.teamId);
+  const runEvents = async (id: string) => (await history.client.workflow.getHandle(team.teamId, id).fetchHistory()).events ?? [];
+  const callModelInputs = (events: Awaited<ReturnType<typeof runEvents>>) =>
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')
+      .map((e) => (e.activityTaskScheduledEventAttributes!.input?.payloads ?? []).reduce((sum, p) => sum + (p.data?.length ?? 0), 0));
+
+  /**
+   * One attempt: a fresh run; three large prompts taken by one turn (the conversation then holds
+   * about 720 kB); then a fourth, taking the next model call's input just under PROMPT_BUDGET_BYTES
+   * (prompts are fitted by whole turns: going over would drop the oldest), sent at the same moment
+   * as the 64 lists. The burst's 45 MB makes the server suggest continue-as-new after its first
+   * tasks; when that comes before the fourth prompt (refused as TeamRollingOver and retried in the
+   * next run, where the conversation is compacted), its model call is not at its budget, and the
+   * attempt is made again. Every attempt must answer all 64 with every completion within budget.
+   */
+  const attempt = async (n: number) => {
+    // One list at a time until the run rolls over, so at most one lands in the new run.
+    const rolledBefore = (await team.runInfo()).continuedRuns;
+    while ((await team.runInfo()).continuedRuns === rolledBefore) await team.listTasks();
+    const { runId } = await handle.describe();
+    // The three prompts queue while the Lead thinks, so one model call (not three) takes them: less history before the burst.
+    const thinking = await team.promptLead(scriptText(think(3_000), answer(`thought ${n}`)));
+    await eventually(
+      () => team.handle().query(getAgentStateQuery),
+      (state) => state.status === 'running',
+      30_000,
+    );
+    const queued: string[] = [];
+    for (const bytes of [190_000, undefined, undefined]) queued.push((await team.promptLead(bigPrompt(`filled ${n}`, bytes))).messageId);
+    await eventually(
+      () => team.handle().query(getAgentStateQuery),
+      (state) => state.status === 'answered' && queued.every((id) => state.conversation.some((entry) => entry.messageId === id)),
+      60_000,
+    );
+    expect(thinking.messageId).toBeDefined();
+    expect((await handle.describe()).runId).toBe(runId); // no continue-as-new compacted the conversation yet
+    const before = (await runEvents(runId)).length;
+    const connections = await Promise.all(Array.from({ length: 4 }, () => connectClient()));
+    const reply = `answered amid the lists ${n}`;
+    const messageId = `${team.teamId}-amid-${n}`;
+    try {
+      const prompt = connections[0]!.client.workflow
+        .getHandle(team.teamId)
+        .executeUpdate(promptLeadUpdate, { args: [{ caller: 'lead', content: bigPrompt(reply), messageId }], updateId: messageId })
+        .catch(() => team.promptLead(bigPrompt(reply), messageId)); // refused while rolling over: the client's retry
+      const lists = Array.from({ length: 64 }, (_, i) =>
+        connections[i % 4]!.client.workflow.getHandle(team.teamId).executeUpdate(listTasksUpdate, { args: [{ caller: 'lead' }] }),
+      );
+      const outcomes = await Promise.allSettled(lists);
+      const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => String(o.reason).slice(0, 300));
+      expect(failures).toEqual([]);
+      for (const outcome of outcomes) expect((outcome as PromiseFulfilledResult<unknown[]>).value).toHaveLength(tasks);
+      await prompt;
+      // Its turn ran: the model's reply to it is in the conversation.
+      await eventually(
+        () => team.handle().query(getAgentStateQuery),
+        (state) => state.conversation.some((entry) => entry.role === 'assistant' && entry.content === reply),
+        120_000,
+      );
+    } finally {
+      await Promise.all(connections.map((c) => c.close()));
+    }
+    // Every run the burst touched (it makes the server suggest continue-as-new).
+    const latest = (await handle.describe()).runId;
+    const inBurstRun = (await runEvents(runId)).slice(before);
+    const events = latest === runId ? inBurstRun : [...inBurstRun, ...(await runEvents(latest))];
+    const completions = completionPayloadBytes(events);
+    const report = await burstReport(team.teamId, runId, before);
+    const outcome = { modelInputs: callModelInputs(inBurstRun), maxCompletionBytes: Math.max(...completions), ...report };
+    console.log(JSON.stringify({ attempt: n, ...outcome, completedOrder: undefined, kindCounts: undefined }));
+    expect(report.failedTasks).toBe(0);
+    expect(report.deferred).toBeGreaterThan(0);
+    expect(outcome.maxCompletionBytes).toBeLessThanOrEqual(COMPLETION_BUDGET_BYTES);
+    return { runId, atBudget: outcome.modelInputs.some((bytes) => bytes > 0.9 * PROMPT_BUDGET_BYTES) };
+  };
+
+  let outcome = await attempt(1);
+  for (let n = 2; n <= 3 && !outcome.atBudget; n++) outcome = await attempt(n);
+  expect(outcome.atBudget).toBe(true);
+  const chain = await chainReport(history.client, team.teamId);
+  expect({ failedWorkflowTasks: chain.failedWorkflowTasks, terminated: chain.terminatedRuns }).toEqual({ failedWorkflowTasks: 0, terminated: 0 });
+  expect(await handle.describe()).toMatchObject({ status: { name: 'RUNNING' } });
+  await replay(team.teamId, outcome.runId);
 }, 300_000);

@@ -85,6 +85,36 @@ test("task Updates stay open while a rollover waits for the Lead's own turn, whi
   await handle.terminate('test done').catch(() => undefined);
 });
 
+test('a Lead turn whose last model call ends as the run rolls over is answered in the next run, not left running', async () => {
+  const teamId = uniqueId('team-answer-rollover');
+  // One model call, thinking through the rollover; its reply is the final answer, so the turn ends with no step left to yield at.
+  const prompt = scriptText(think(20_000), answer('answered across the rollover'));
+  const handle: WorkflowHandle = await env.client.workflow.start(TEAM_LEAD_WORKFLOW_TYPE, {
+    workflowId: teamId,
+    taskQueue: env.worker.taskQueue,
+    args: [{ teamId, agent: { prompt, profile: 'team' } }],
+  });
+  expect(await driveLanes(handle, 1, 350)).toEqual([]);
+  const agent = await eventually(
+    () => handle.query(getAgentStateQuery),
+    (state) => state.status === 'answered',
+    60_000,
+  );
+  // The reply was acted on: the lanes' tasks are still open, so the Lead was nudged to work on them (the seed's rule), then answered.
+  const turnOne = agent.conversation.filter((e) => e.turn === 1).map((e) => [e.role, e.content]);
+  expect(turnOne).toEqual([
+    ['user', prompt],
+    ['assistant', 'answered across the rollover'],
+  ]);
+  expect(agent.conversation.find((e) => e.turn === 2 && e.role === 'user')?.content).toMatchObject({ event: 'work remains before your final answer' });
+  expect(agent.openTasksAtAnswer).toHaveLength(4);
+  const chain = await chainReport(env.client, teamId);
+  expect({ failedWorkflowTasks: chain.failedWorkflowTasks, terminated: chain.terminatedRuns }).toEqual({ failedWorkflowTasks: 0, terminated: 0 });
+  // The call ended in the first run, and the answer was given in a later one.
+  expect(chain.runs.length).toBeGreaterThanOrEqual(2);
+  await handle.terminate('test done').catch(() => undefined);
+});
+
 test("send_message steers the Lead's running turn across continue-as-new: mail pending at the rollover is taken once by the resumed turn", async () => {
   const teamId = uniqueId('team-steer-rollover');
   // The Lead's turn blocks in wait_agent on roster edges; the rollover wakes it ({ woke: "rollover" }).

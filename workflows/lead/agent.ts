@@ -5,7 +5,7 @@
  * After a turn ends with a reply, the Lead waits for required work (busy teammates, unread
  * messages) and is told about open tasks before its final answer is accepted.
  */
-import { ApplicationFailure, CancellationScope, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import { runSubagentToolCall, runTeamToolCall } from '../../shared/agent/dispatch';
 import { toolsetOf } from '../../shared/agent/profiles';
@@ -26,6 +26,9 @@ import type { LeadOperations } from './operations';
 import { LeadSubagents } from './subagents';
 import { keepSearchAttribute } from '../common/searchAttributes';
 import { AGENT_TEAM_STATUS } from '../../shared/searchAttributes';
+
+/** A Lead run that starts with a finished turn's reply not yet acted on acts on it (see LeadAgentRunner.run). */
+export const REPLY_ACROSS_ROLLOVER_PATCH = 'reply-across-rollover-v1';
 
 /** Where a yielded Lead turn goes on in the next run. */
 export interface ResumeTurn {
@@ -165,9 +168,12 @@ export class LeadAgentRunner {
     const hasMail = (): boolean => run.state.leadInbox.pending.length > 0;
     // A run that rolled over while the Lead waited for required work goes on waiting.
     let waitingForWork = agent.state.status === 'waiting' && agent.state.resumeTurn === undefined;
+    // A run that rolled over just after a turn ended (still 'running', nothing to resume) takes the
+    // step after that reply first: the answer, a nudge or a wait. Before the patch it waited for mail.
+    let replyPending = agent.state.status === 'running' && agent.state.resumeTurn === undefined && patched(REPLY_ACROSS_ROLLOVER_PATCH);
     const requiredWorkWaitMs = agent.options?.requiredWorkWaitMs ?? REQUIRED_WORK_WAIT_MS;
     for (;;) {
-      if (!waitingForWork) {
+      if (!waitingForWork && !replyPending) {
         // A turn the previous run yielded at a rollover goes on first, before any new mail.
         const resume = agent.state.resumeTurn;
         agent.state.resumeTurn = undefined;
@@ -180,6 +186,7 @@ export class LeadAgentRunner {
         if (outcome === 'failed') continue; // the next message (a new prompt) starts another turn
       }
       waitingForWork = false;
+      replyPending = false;
       let waitedOut = false;
       for (;;) {
         const step = nextStepAfterReply(run.state, agent.state.nudges, waitedOut, requiredWorkWaitMs);
