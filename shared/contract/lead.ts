@@ -22,11 +22,13 @@ import type {
   MemberPhase,
   MemberRecord,
   TaskMutationResult,
+  TaskPage,
   TaskSnapshot,
   TaskView,
   TeamView,
   TransitionTaskBody,
 } from '../team';
+import type { ListTasksPageRequest } from '../team/requestSchemas';
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView } from './agent';
 
 /**
@@ -57,6 +59,8 @@ export const deleteTaskUpdate = defineUpdate<TaskMutationResult, [DeleteTaskRequ
 /** Attributed, serialized reads: see the board exactly as of this point in the Lead's history. */
 export const readTaskUpdate = defineUpdate<TaskView, [ReadTaskRequest]>('readTask');
 export const listTasksUpdate = defineUpdate<TaskView[], [Attributed]>('listTasks');
+/** The board a page at a time (shared/team/boardPage.ts): `{ tasks, nextAfter }`; pass `nextAfter` as `after` until it is null. */
+export const listTasksPageUpdate = defineUpdate<TaskPage, [ListTasksPageRequest]>('listTasksPage');
 /**
  * Lead-only. Closes admission in the activation that accepts it (spawns and sends get
  * TeamAdmissionClosed from then on), wakes waits in progress with `rollover` and awaits the spawns

@@ -12,3 +12,4 @@ export * from './view';
 export * from './writeScopes';
 export * from './decideRoster';
 export * from './legacyMailbox';
+export * from './boardPage';

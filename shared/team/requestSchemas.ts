@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { MAX_ID_LENGTH } from '../limits';
 import { EDGE_KINDS } from '../teamEdges';
 import { memberNameSchema } from './commands';
+import { LIST_PAGE_DEFAULT_BYTES, LIST_PAGE_MAX_BYTES, LIST_PAGE_MIN_BYTES } from './boardPage';
 
 /** The longest a wait_agent / waitForEdge may block: one hour. */
 export const MAX_WAIT_MS = 3_600_000;
@@ -21,6 +22,13 @@ const messageId = z.string().min(1).max(MAX_ID_LENGTH);
 /** Updates that carry nothing but the attributed caller (listTasks, readLeadInbox, disposeTeam, ...). */
 export const callerOnlySchema = z.strictObject({ caller });
 export const readTaskRequestSchema = z.strictObject({ caller, taskId: z.number().int().positive() });
+/** A page of the board: the tasks after task id `after` (0: from the start), within `maxBytes` of JSON. */
+export const listTasksPageRequestSchema = z.strictObject({
+  caller,
+  after: z.number().int().min(0).default(0),
+  maxBytes: z.number().int().min(LIST_PAGE_MIN_BYTES).max(LIST_PAGE_MAX_BYTES).default(LIST_PAGE_DEFAULT_BYTES),
+});
+export type ListTasksPageRequest = z.input<typeof listTasksPageRequestSchema>;
 /** `message` is only typed here; the Lead checks it is JSON within the message size limit from the original input. */
 export const spawnRequestSchema = z.strictObject({
   caller,

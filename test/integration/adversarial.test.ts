@@ -150,6 +150,7 @@ const UPDATE_NAMES = [
   'deleteTask',
   'readTask',
   'listTasks',
+  'listTasksPage',
   'spawnTeammate',
   'sendMessage',
   'interruptTeammate',
@@ -579,6 +580,28 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
       ],
     },
     listTasks: { spec: { base: { caller: MATE }, fields: {} }, maxima: [] },
+    listTasksPage: {
+      spec: {
+        base: { caller: MATE },
+        fields: {
+          after: {
+            specific: fc.constantFrom(
+              H('0', 0),
+              H('a task id', ids.ready),
+              H('-1', -1),
+              H('1.5', 1.5),
+              H('"1"', '1'),
+              H('MAX_SAFE_INTEGER', Number.MAX_SAFE_INTEGER),
+            ),
+          },
+          maxBytes: { specific: fc.constantFrom(H('1024', 1024), H('1023', 1023), H('750000', 750_000), H('750001', 750_001), H('null', null)) },
+        },
+      },
+      maxima: [
+        { label: 'maximum: maxBytes 750000 from the start', args: [{ caller: MATE, after: 0, maxBytes: 750_000 }] },
+        { label: 'one past: maxBytes 750001', args: [{ caller: MATE, maxBytes: 750_001 }] },
+      ],
+    },
     spawnTeammate: {
       spec: {
         base: { caller: 'lead', name: 'fuzz-spawn', message: 'hi' },

@@ -9,7 +9,7 @@ import { WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { workflowSpanSinks } from '../../worker/tracing';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/workflowBundle';
-import { claimTaskUpdate, getAgentStateQuery, listTasksUpdate, promptLeadUpdate } from '../../shared/contract';
+import { claimTaskUpdate, getAgentStateQuery, listTasksPageUpdate, listTasksUpdate, promptLeadUpdate } from '../../shared/contract';
 import type { TaskView } from '../../shared/team';
 import { COMPLETION_BUDGET_BYTES } from '../../shared/completionBudget';
 import { jsonBytes } from '../../shared/limits';
@@ -309,4 +309,49 @@ test('64 concurrent listTasks during a Lead agent turn whose model-call input is
   expect({ failedWorkflowTasks: chain.failedWorkflowTasks, terminated: chain.terminatedRuns }).toEqual({ failedWorkflowTasks: 0, terminated: 0 });
   expect(await handle.describe()).toMatchObject({ status: { name: 'RUNNING' } });
   await replay(team.teamId, outcome.runId);
+}, 300_000);
+
+test('listTasksPage reads a board at its budget in pages within their byte budget, and 64 concurrent pages share completions', async () => {
+  const { LIST_PAGE_DEFAULT_BYTES } = await import('../../shared/team');
+  const team = await newTeam(env.client, env.worker.taskQueue);
+  const { tasks } = await fillBoardToBudget(team);
+  const handle = env.client.workflow.getHandle(team.teamId);
+  const whole = await handle.executeUpdate(listTasksUpdate, { args: [{ caller: 'lead' }] });
+  const read: TaskView[] = [];
+  const pageBytes: number[] = [];
+  for (let after = 0, pages = 0; ; pages++) {
+    expect(pages).toBeLessThan(tasks);
+    const page = await handle.executeUpdate(listTasksPageUpdate, { args: [{ caller: 'lead', after }] });
+    pageBytes.push(jsonBytes(page.tasks));
+    read.push(...page.tasks);
+    if (page.nextAfter === null) break;
+    after = page.nextAfter;
+  }
+  expect(read).toEqual(whole);
+  expect(pageBytes.length).toBeGreaterThanOrEqual(3);
+  for (const bytes of pageBytes) expect(bytes).toBeLessThanOrEqual(LIST_PAGE_DEFAULT_BYTES);
+  // A budget past the maximum is a typed refusal, not a larger page.
+  await expect(handle.executeUpdate(listTasksPageUpdate, { args: [{ caller: 'lead', maxBytes: 750_001 }] })).rejects.toMatchObject({
+    cause: { type: 'InvalidTeamCommand' },
+  });
+
+  const { runId } = await handle.describe();
+  const before = ((await history.client.workflow.getHandle(team.teamId, runId).fetchHistory()).events ?? []).length;
+  const connections = await Promise.all(Array.from({ length: 4 }, () => connectClient()));
+  try {
+    const pages = await Promise.all(
+      Array.from({ length: 64 }, (_, i) =>
+        connections[i % 4]!.client.workflow.getHandle(team.teamId).executeUpdate(listTasksPageUpdate, { args: [{ caller: 'lead' }] }),
+      ),
+    );
+    for (const page of pages) expect(page.tasks.map((t) => t.id)).toEqual(read.slice(0, page.tasks.length).map((t) => t.id));
+  } finally {
+    await Promise.all(connections.map((c) => c.close()));
+  }
+  const report = await burstReport(team.teamId, runId, before);
+  console.log(JSON.stringify({ pageBytes, ...report, completedOrder: undefined, kindCounts: undefined }));
+  expect(report.failedTasks).toBe(0);
+  expect(report.completed).toBe(64);
+  // A page is at most a sixth of a completion's budget: five or more share one, where whole lists go two by two.
+  expect(report.workflowTasks).toBeLessThanOrEqual(Math.ceil(64 / 5) + 2);
 }, 300_000);

@@ -28,6 +28,7 @@ test('the Update, Signal and Query names are the published ones', () => {
     deleteTaskUpdate: { type: 'update', name: 'deleteTask' },
     readTaskUpdate: { type: 'update', name: 'readTask' },
     listTasksUpdate: { type: 'update', name: 'listTasks' },
+    listTasksPageUpdate: { type: 'update', name: 'listTasksPage' },
     disposeTeamUpdate: { type: 'update', name: 'disposeTeam' },
     spawnTeammateUpdate: { type: 'update', name: 'spawnTeammate' },
     sendMessageUpdate: { type: 'update', name: 'sendMessage' },

@@ -23,8 +23,8 @@ import {
 } from '../../shared/lead';
 import { own } from '../../shared/own';
 import type { TaskCommandKind } from '../../shared/team';
-import { LEAD, mutationResult, taskKey, taskView, teamView } from '../../shared/team';
-import { callerOnlySchema, readTaskRequestSchema } from '../../shared/team/requestSchemas';
+import { LEAD, boardPage, mutationResult, taskKey, taskView, teamView } from '../../shared/team';
+import { callerOnlySchema, listTasksPageRequestSchema, readTaskRequestSchema } from '../../shared/team/requestSchemas';
 import type { LeadContext } from './context';
 import { DISPOSE_CLOSES_ADMISSION_FIRST_PATCH, createDisposal } from './disposal';
 import type { Mailbox } from './mailbox';
@@ -150,6 +150,19 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
         false,
         (request) => run.require(decideRead(run.state, parseWith('listTasks', callerOnlySchema, request).caller)),
         () => teamView(run.state.team).tasks,
+      ),
+      read: true,
+    },
+    {
+      ...op(
+        contract.listTasksPageUpdate,
+        'board',
+        false,
+        (request) => run.require(decideRead(run.state, parseWith('listTasksPage', listTasksPageRequestSchema, request).caller)),
+        (request) => {
+          const { after, maxBytes } = parseWith('listTasksPage', listTasksPageRequestSchema, request);
+          return boardPage(teamView(run.state.team).tasks, after, maxBytes);
+        },
       ),
       read: true,
     },

@@ -1,0 +1,40 @@
+/**
+ * One page of the board (issue 23, "shrink what is big"): `listTasks` answers with the whole board,
+ * up to about 715 kB at its budget; `listTasksPage` answers with the tasks after a cursor, by id,
+ * up to a byte budget the caller may lower. Many callers paging fill a workflow-task completion far
+ * less than as many whole lists, and a page is never over LIST_PAGE_MAX_BYTES.
+ *
+ * Each page is the board as of its own completion: a task edited after its page was read shows
+ * its old revision there, one created later appears on a later page if its id is past the cursor.
+ * Pure: bundled into workflow code.
+ */
+import { jsonBytes } from '../limits';
+import type { TaskView } from './view';
+
+/** A page's default byte budget (its tasks' JSON). */
+export const LIST_PAGE_DEFAULT_BYTES = 256 * 1024;
+/** The least a caller may ask for: one page always holds at least one task, whatever its size. */
+export const LIST_PAGE_MIN_BYTES = 1024;
+/** The most a caller may ask for: half a completion's budget, so two pages share one. */
+export const LIST_PAGE_MAX_BYTES = 750_000;
+
+export interface TaskPage {
+  /** Non-deleted tasks with ids after the cursor, by id. */
+  tasks: TaskView[];
+  /** The cursor for the next page (the last id here), or null when no task is left after this page. */
+  nextAfter: number | null;
+}
+
+/** The tasks of `board` (by id) after `after`, while their JSON stays within `maxBytes`; at least one when any is left. */
+export function boardPage(board: readonly TaskView[], after: number, maxBytes: number): TaskPage {
+  const rest = board.filter((task) => task.id > after);
+  const tasks: TaskView[] = [];
+  let bytes = 2; // []
+  for (const task of rest) {
+    const size = jsonBytes(task) + (tasks.length > 0 ? 1 : 0);
+    if (tasks.length > 0 && bytes + size > maxBytes) break;
+    tasks.push(task);
+    bytes += size;
+  }
+  return { tasks, nextAfter: tasks.length < rest.length ? tasks[tasks.length - 1]!.id : null };
+}
