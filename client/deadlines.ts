@@ -159,7 +159,7 @@ export interface TimeoutFacts {
 export const TEAM_CALL_TIMED_OUT = 'TeamCallTimedOut';
 
 /** Updates that change nothing on the Team (reads and waits): repeating one is always safe. */
-export const READ_ONLY_UPDATES: ReadonlySet<string> = new Set(['readTask', 'listTasks', 'waitForEdge']);
+export const READ_ONLY_UPDATES: ReadonlySet<string> = new Set(['readTask', 'listTasks', 'listTasksPage', 'waitForEdge']);
 
 /** The call was an Update that may change the Team, so it may have been applied before the deadline. */
 export function mayBeApplied(facts: Pick<TimeoutFacts, 'operation' | 'updateId'>): boolean {

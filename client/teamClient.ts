@@ -10,7 +10,6 @@ import {
   type WorkflowHandle,
   QueryNotRegisteredError,
   WorkflowUpdateFailedError,
-  isGrpcServiceError,
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
   WorkflowNotFoundError,
@@ -21,10 +20,10 @@ import * as defs from '../shared/contract';
 import { TEAM_CLOSED, TEAM_ROLLING_OVER } from '../shared/failures';
 import type { AgentTeamView } from '../shared/projection/agentTeamView';
 import { MAX_REPORTED_MESSAGE_LENGTH } from '../shared/signalPayloads';
-import { errorMessage } from '../shared/errors';
+import { jsonBytes } from '../shared/limits';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../shared/searchAttributes';
 import { leadContext, startMetadata } from '../shared/webUi';
-import type { LegacyMailbox, TaskMutationResult, TaskSnapshot, TaskView, TeamView } from '../shared/team';
+import type { LegacyMailbox, TaskMutationResult, TaskPage, TaskSnapshot, TaskView, TeamView } from '../shared/team';
 import { LEAD, isTeamRejectionType } from '../shared/team';
 import type { InboxMessage } from '../shared/inbox';
 import type { JsonValue } from '../shared/json';
@@ -43,6 +42,9 @@ import {
   runBefore,
 } from './deadlines';
 import { readTeamHealth } from './health';
+import { type CallFacts, classifyCallError, retryDelayMs } from './callErrors';
+
+export { TEAM_CALL_FAILED, TeamCallFailed, classifyCallError, type CallErrorVerdict } from './callErrors';
 
 export {
   DEFAULT_DEADLINES,
@@ -111,6 +113,8 @@ export const NO_LEAD_AGENT = 'NoLeadAgent';
 export const TEAM_ALREADY_STARTED = 'TeamAlreadyStarted';
 /** A fork's input (the forked conversation) would exceed the server's payload limit. */
 export const FORK_TOO_LARGE = 'ForkTooLarge';
+/** No Team (Lead workflow) with this id in the client's namespace. */
+export const TEAM_NOT_FOUND = 'TeamNotFound';
 
 const DEFAULT_WAIT_SLICE_MS = 30_000;
 /** The server rejects payloads over 2 MB (default blob size limit); stay well below. */
@@ -129,10 +133,11 @@ interface AdmittedWait {
 }
 
 /**
- * The server admits 10 in-flight Updates per workflow and answers the 11th with
- * RESOURCE_EXHAUSTED; a burst of retries beyond that collapses throughput (admitted Updates get
- * aborted and retried in a storm). So each process keeps at most this many Updates in flight per
- * Team and queues the rest locally, leaving headroom for other processes.
+ * The server admits a bounded number of in-flight Updates per workflow (10 by default; this
+ * project's server settings raise it to 128) and answers the next with RESOURCE_EXHAUSTED; a
+ * burst of retries beyond that collapses throughput (admitted Updates get aborted and retried in a
+ * storm). So each process keeps at most this many Updates in flight per Team and queues the rest
+ * locally, leaving headroom for other processes.
  */
 export const MAX_IN_FLIGHT_UPDATES_PER_TEAM = 8;
 const inFlight = new Map<string, Semaphore>();
@@ -179,11 +184,6 @@ function isAnswered(view: defs.LeadAgentView, afterMessageId?: string): boolean 
   if (view.status !== 'answered' || view.finalAnswer === null) return false;
   if (afterMessageId === undefined) return true;
   return view.conversation.some((entry) => entry.role === 'user' && entry.messageId === afterMessageId);
-}
-
-function errorText(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? ` caused by ${error.cause.message}` : '';
-  return `${errorMessage(error)}${cause}`;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -238,7 +238,7 @@ export class TeamClient {
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) {
         throw ApplicationFailure.create({
-          type: 'TeamNotFound',
+          type: TEAM_NOT_FOUND,
           message: `no source Team ${options.sourceTeamId} to fork (${error.message}); check the id and namespace`,
           nonRetryable: true,
         });
@@ -367,6 +367,11 @@ export class TeamClient {
   }
   listTasks(options?: CallOptions): Promise<TaskView[]> {
     return this.update(defs.listTasksUpdate, {}, undefined, options);
+  }
+
+  /** One page of the board: the tasks after task id `after` (0: the first), within `maxBytes` of JSON; pass `nextAfter` on until it is null. */
+  listTasksPage(page: { after?: number; maxBytes?: number } = {}, options?: CallOptions): Promise<TaskPage> {
+    return this.update(defs.listTasksPageUpdate, page, undefined, options);
   }
   /** Deadline: `disposeMs` (it stops every teammate before it answers). */
   dispose(options?: CallOptions): Promise<TeamView> {
@@ -565,10 +570,12 @@ export class TeamClient {
 
   /**
    * Executes an attributed Update. One update id is used for every attempt, so a retry after a
-   * lost response is answered from the Lead's memory instead of being applied twice. Rolling-over
-   * rejections and a run closing under an in-flight Update are retried within the deadline.
-   * Typed rejections are thrown as the ApplicationFailure the Lead raised (`.type`, `.details[0]`);
-   * running out of the deadline as TeamCallTimedOut (retry with the same update id).
+   * lost response is answered from the Lead's memory instead of being applied twice. What the
+   * server or the Lead answers is retried within the deadline or thrown typed (client/callErrors.ts):
+   * rolling over, a failed workflow task, a busy server and a run closing under the Update are
+   * retried; typed rejections are thrown as the ApplicationFailure the Lead raised (`.type`,
+   * `.details[0]`), other server errors as TeamCallFailed, running out of the deadline as
+   * TeamCallTimedOut (retry with the same update id).
    */
   async update<Ret, Req extends defs.Attributed>(
     definition: UpdateDefinition<Ret, [Req]>,
@@ -577,13 +584,15 @@ export class TeamClient {
     options: CallOptions = {},
   ): Promise<Ret> {
     const deadlineMs = options.deadlineMs ?? this.updateDeadlineMs(definition.name, body);
+    const request = { ...body, caller: this.caller } as Req;
+    const facts = { operation: definition.name, kind: 'update', updateId, requestBytes: jsonBytes(request) } as const;
     try {
       return await this.call(
         definition.name,
         deadlineMs,
         (notAfter) =>
-          this.retrying(notAfter, () =>
-            withUpdateSlot(this.teamId, () => this.handle().executeUpdate(definition, { args: [{ ...body, caller: this.caller } as Req], updateId }), notAfter),
+          this.retrying(notAfter, facts, () =>
+            withUpdateSlot(this.teamId, () => this.handle().executeUpdate(definition, { args: [request], updateId }), notAfter),
           ),
         updateId,
       );
@@ -603,7 +612,8 @@ export class TeamClient {
   private async reportRejection(operation: string, type: string, message: string): Promise<void> {
     const report: defs.RejectionReport = { caller: this.caller, operation, type, message: message.slice(0, MAX_REPORTED_MESSAGE_LENGTH) };
     try {
-      await this.query('reportRejection', undefined, () => this.handle().signal(defs.reportRejectionSignal, report));
+      // Not retried: a signal has no id to dedupe a second delivery by.
+      await this.call('reportRejection', this.deadlines.callMs, () => this.handle().signal(defs.reportRejectionSignal, report));
     } catch {
       // The view misses one advisory entry; the caller still gets its rejection.
     }
@@ -620,8 +630,9 @@ export class TeamClient {
     return this.deadlines.updateMs;
   }
 
+  /** A read (query or describe) by its deadline; what the server answers is retried or thrown typed, as for Updates. */
   private query<T>(name: string, options: CallOptions | undefined, run: () => Promise<T>): Promise<T> {
-    return this.call(name, options?.deadlineMs ?? this.deadlines.callMs, run);
+    return this.call(name, options?.deadlineMs ?? this.deadlines.callMs, (notAfter) => this.retrying(notAfter, { operation: name, kind: 'query' }, run));
   }
 
   /**
@@ -688,7 +699,7 @@ export class TeamClient {
       async (notAfter) => {
         const release = await acquireUpdateSlot(this.teamId, notAfter);
         try {
-          const handle = await this.retrying(notAfter, () =>
+          const handle = await this.retrying(notAfter, { operation: defs.waitForEdgeUpdate.name, kind: 'update', updateId }, () =>
             this.handle().startUpdate(defs.waitForEdgeUpdate, {
               args: [{ timeoutMs, caller: this.caller, ...(kinds ? { kinds: [...kinds] } : {}) }],
               updateId,
@@ -730,52 +741,44 @@ export class TeamClient {
   }
 
   /**
-   * Runs one Update call until it is answered. Rolling-over rejections and a run closing under an
-   * in-flight Update are retried (the caller reuses its update id) until `notAfter` (epoch ms);
-   * then the call's own deadline error, or DeadlineReached, goes up to `call`.
+   * Runs one call until it is answered. What it throws is classified (client/callErrors.ts):
+   * retriable errors are retried with the same request (an Update keeps its update id) until
+   * `notAfter` (epoch ms), then DeadlineReached says why; the call's own deadline error goes up
+   * to `call`; anything else is thrown typed.
    */
-  private async retrying<T>(notAfter: number, run: () => Promise<T>): Promise<T> {
+  private async retrying<T>(notAfter: number, facts: Omit<CallFacts, 'teamId'>, run: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await run();
       } catch (error) {
-        const failure = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause : null;
-        if (failure && failure.type !== TEAM_ROLLING_OVER) throw failure;
-        if (error instanceof DeadlineReached || (isDeadlineError(error) && Date.now() >= notAfter - DEADLINE_SLACK_MS)) throw error;
-        const retriable = failure !== null || (await this.isRunClosingUnder(error));
-        if (!retriable) {
-          if (await this.isClosed()) {
-            throw ApplicationFailure.create({
-              type: TEAM_CLOSED,
-              message: `Team ${this.teamId} has finished; start a new Team to continue`,
-              nonRetryable: true,
-            });
-          }
-          throw error;
-        }
-        const delay = Math.min(50 * attempt, 1_000);
+        if (isDeadlineError(error) && Date.now() >= notAfter - DEADLINE_SLACK_MS) throw error;
+        const verdict = classifyCallError(error, { teamId: this.teamId, ...facts });
+        if (verdict.action === 'typed') throw verdict.error;
+        if (verdict.onlyWhileRunning) await this.throwUnlessRunning();
+        const delay = retryDelayMs(verdict.pace, attempt);
         if (Date.now() + delay >= notAfter) {
-          throw new DeadlineReached(`still retriable when the deadline came, after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${errorText(error)}`);
+          throw new DeadlineReached(`still retriable when the deadline came, after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${verdict.why}`);
         }
         await sleep(delay);
       }
     }
   }
 
-  /** An Update that lost its run to continue-as-new surfaces as a gRPC/timeout error while the Team still runs. */
-  private async isRunClosingUnder(error: unknown): Promise<boolean> {
-    if (error instanceof WorkflowUpdateFailedError) return false;
-    const grpcish = isGrpcServiceError(error) || (error instanceof Error && /update|completed|closing|not found|cancel|timeout/i.test(error.message));
-    if (!grpcish) return false;
-    return !(await this.isClosed());
-  }
-
-  private async isClosed(): Promise<boolean> {
+  /** Before retrying an error that can mean the run closed: TeamClosed once the Lead has finished, TeamNotFound when there is none. */
+  private async throwUnlessRunning(): Promise<void> {
+    let status: string;
     try {
-      const description = await this.handle().describe();
-      return description.status.name !== 'RUNNING';
-    } catch {
-      return false;
+      status = (await this.handle().describe()).status.name;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) return; // cannot tell: retry
+      throw ApplicationFailure.create({
+        type: TEAM_NOT_FOUND,
+        message: `no Team ${this.teamId} (${error.message}); check the id and namespace`,
+        nonRetryable: true,
+      });
+    }
+    if (status !== 'RUNNING') {
+      throw ApplicationFailure.create({ type: TEAM_CLOSED, message: `Team ${this.teamId} has finished; start a new Team to continue`, nonRetryable: true });
     }
   }
 }

@@ -328,6 +328,10 @@ test('listTasksPage reads a board at its budget in pages within their byte budge
     after = page.nextAfter;
   }
   expect(read).toEqual(whole);
+  // The client's method reads the same pages.
+  const second = await team.listTasksPage({ after: read[0]!.id, maxBytes: 100_000 });
+  expect(second.tasks[0]?.id).toBe(read[1]!.id);
+  expect(jsonBytes(second.tasks)).toBeLessThanOrEqual(100_000);
   expect(pageBytes.length).toBeGreaterThanOrEqual(3);
   for (const bytes of pageBytes) expect(bytes).toBeLessThanOrEqual(LIST_PAGE_DEFAULT_BYTES);
   // A budget past the maximum is a typed refusal, not a larger page.

@@ -68,6 +68,7 @@ test('board operations stay open while a run winds down; everything else but dis
     deleteTask: 'board',
     readTask: 'board',
     listTasks: 'board',
+    listTasksPage: 'board',
     spawnTeammate: 'team',
     sendMessage: 'team',
     readLeadInbox: 'team',
