@@ -18,7 +18,7 @@ import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ensureTemporalCli, freePort } from './devServer';
-import { TEAM_SERVER_DYNAMIC_CONFIG } from './serverSettings';
+import { dynamicConfigYaml, singleClusterYaml } from './serverSettings';
 import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/searchAttributes';
 
 export const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
@@ -211,30 +211,11 @@ global:
       timerType: histogram
       listenAddress: "127.0.0.1:${state.ports[service].metrics}"
 services:${SERVICES.map(rpc).join('')}
-clusterMetadata:
-  enableGlobalNamespace: false
-  failoverVersionIncrement: 10
-  masterClusterName: active
-  currentClusterName: active
-  clusterInformation:
-    active:
-      enabled: true
-      initialFailoverVersion: 1
-      rpcName: frontend
-      rpcAddress: "127.0.0.1:${state.ports.frontend.grpc}"
-dcRedirectionPolicy:
-  policy: noop
-dynamicConfigClient:
-  filepath: ${path.join(state.dir, 'config', 'dynamicconfig.yaml')}
-  pollInterval: 10s
-`;
+${singleClusterYaml(`127.0.0.1:${state.ports.frontend.grpc}`, path.join(state.dir, 'config', 'dynamicconfig.yaml'))}`;
 }
 
 function dynamicConfig(): string {
-  const entries: Record<string, unknown> = { ...TEAM_SERVER_DYNAMIC_CONFIG, 'system.forceSearchAttributesCacheRefreshOnRead': true, 'limit.maxIDLength': 255 };
-  return Object.entries(entries)
-    .map(([key, value]) => `${key}:\n  - value: ${JSON.stringify(value)}\n    constraints: {}\n`)
-    .join('');
+  return dynamicConfigYaml({ 'system.forceSearchAttributesCacheRefreshOnRead': true, 'limit.maxIDLength': 255 });
 }
 
 /** Starts one service as its own detached process, logging to <dir>/logs/<service>.log. */

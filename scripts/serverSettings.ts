@@ -24,3 +24,35 @@ export const TEAM_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {
   'history.maxInFlightUpdates': 128,
   'history.maxInFlightUpdatePayloads': 2 * 1024 * 1024,
 };
+
+/** A server dynamic-config file: the Team's settings above plus `extra` (tests' and tools' own). */
+export function dynamicConfigYaml(extra: Readonly<Record<string, unknown>> = {}): string {
+  const entries: Record<string, unknown> = { ...TEAM_SERVER_DYNAMIC_CONFIG, ...extra };
+  return Object.entries(entries)
+    .map(([key, value]) => `${key}:\n  - value: ${JSON.stringify(value)}\n    constraints: {}\n`)
+    .join('');
+}
+
+/**
+ * The end of a server config file this project writes: one active cluster whose frontend answers
+ * at `rpcAddress`, and the dynamic config read from `dynamicConfigFile`.
+ */
+export function singleClusterYaml(rpcAddress: string, dynamicConfigFile: string): string {
+  return `clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: active
+  currentClusterName: active
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: frontend
+      rpcAddress: "${rpcAddress}"
+dcRedirectionPolicy:
+  policy: noop
+dynamicConfigClient:
+  filepath: ${dynamicConfigFile}
+  pollInterval: 10s
+`;
+}

@@ -20,7 +20,7 @@ import * as path from 'node:path';
 import { Connection } from '@temporalio/client';
 import Long from 'long';
 import { freePort, stopProcess } from '../../scripts/devServer';
-import { TEAM_SERVER_DYNAMIC_CONFIG } from '../../scripts/serverSettings';
+import { dynamicConfigYaml, singleClusterYaml } from '../../scripts/serverSettings';
 import { errorMessage } from '../../shared/errors';
 import { registerMissingSearchAttributes } from '../../worker/searchAttributeCheck';
 
@@ -201,30 +201,11 @@ global:
         serverName: ${MTLS_SERVER_NAME}
         rootCaFiles: [${file('ca.pem')}]
 services:${services}
-clusterMetadata:
-  enableGlobalNamespace: false
-  failoverVersionIncrement: 10
-  masterClusterName: active
-  currentClusterName: active
-  clusterInformation:
-    active:
-      enabled: true
-      initialFailoverVersion: 1
-      rpcName: frontend
-      rpcAddress: "${MTLS_SERVER_NAME}:${ports.frontend.grpc}"
-dcRedirectionPolicy:
-  policy: noop
-dynamicConfigClient:
-  filepath: ${file('dynamicconfig.yaml')}
-  pollInterval: 10s
-`;
+${singleClusterYaml(`${MTLS_SERVER_NAME}:${ports.frontend.grpc}`, file('dynamicconfig.yaml'))}`;
 }
 
 function dynamicConfig(): string {
-  const entries: Record<string, unknown> = { ...TEAM_SERVER_DYNAMIC_CONFIG, 'system.forceSearchAttributesCacheRefreshOnRead': true };
-  return Object.entries(entries)
-    .map(([key, value]) => `${key}:\n  - value: ${JSON.stringify(value)}\n    constraints: {}\n`)
-    .join('');
+  return dynamicConfigYaml({ 'system.forceSearchAttributesCacheRefreshOnRead': true });
 }
 
 /** Repeats `attempt` until it resolves; throws `describe(lastError)` at the deadline or when the server exited. */
