@@ -56,10 +56,15 @@ export function v1Holds(mountinfo: string, controller: CgroupController): boolea
   return cgroupMounts(mountinfo).some((entry) => entry.fstype === 'cgroup' && entry.options.includes(controller));
 }
 
+/** The worker's own v2 cgroup as /proc/self/cgroup names it (`/` at the root of its cgroup namespace), or null. */
+export function v2OwnPath(ownCgroups: string): string | null {
+  const line = ownCgroups.split('\n').find((entry) => entry.startsWith('0::'));
+  return line === undefined ? null : line.slice(3);
+}
+
 /** The worker's own cgroup directory in the v2 (unified) hierarchy, or null (not mounted, or the worker's cgroup not under it). */
 export function v2OwnDir(mountinfo: string, ownCgroups: string): string | null {
   const mount = cgroupMounts(mountinfo).find((entry) => entry.fstype === 'cgroup2');
-  if (!mount) return null;
-  const line = ownCgroups.split('\n').find((entry) => entry.startsWith('0::'));
-  return line === undefined ? null : dirOf(mount, line.slice(3));
+  const own = v2OwnPath(ownCgroups);
+  return mount && own !== null ? dirOf(mount, own) : null;
 }

@@ -7,7 +7,9 @@
  * versions is covered too:
  * - cgroup v1: a hierarchy the worker can create directories in (a worker running as root, on a
  *   host or in a privileged container); commands' cgroups go under `<the worker's cgroup>/agent-teams-bash`;
- * - cgroup v2: the worker's own cgroup, where it is delegated to the worker (cgroupDelegation.ts).
+ * - cgroup v2: the worker's own cgroup, where it is delegated to the worker (cgroupDelegation.ts):
+ *   the root of the worker's own cgroup namespace (a container's), or any with
+ *   AGENT_TEAMS_BASH_CGROUP=delegated (a systemd unit with Delegate=yes).
  * Without either, bash runs without a cgroup: processes are still bounded per command by
  * RLIMIT_NPROC in the sandbox's user namespace, and memory per process by RLIMIT_AS
  * (sandboxLimits.ts), and a hit limit shows as the command's own failure. AGENT_TEAMS_BASH_CGROUP=off
@@ -18,7 +20,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { delegatedCommandCgroups } from './cgroupDelegation';
-import { CGROUP_CONTROLLERS, type CgroupController, v1Holds, v1OwnDir, v2OwnDir } from './cgroupMounts';
+import { CGROUP_CONTROLLERS, type CgroupController, v1Holds, v1OwnDir, v2OwnDir, v2OwnPath } from './cgroupMounts';
 
 export const BASH_CGROUP_ENV = 'AGENT_TEAMS_BASH_CGROUP';
 
@@ -77,7 +79,8 @@ function v1Home(ownDir: string | null): ControllerHome | null {
  * may move the worker into its leaf cgroup (cgroupDelegation.ts), once.
  */
 export function detectCgroups(env: Record<string, string | undefined> = process.env, sources: CgroupSources | null = readSources()): CgroupHomes | null {
-  if (env[BASH_CGROUP_ENV]?.trim().toLowerCase() === 'off' || sources === null) return null;
+  const mode = env[BASH_CGROUP_ENV]?.trim().toLowerCase();
+  if (mode === 'off' || sources === null) return null;
   const homes: CgroupHomes = {};
   const onV2: CgroupController[] = [];
   for (const controller of CGROUP_CONTROLLERS) {
@@ -88,7 +91,11 @@ export function detectCgroups(env: Record<string, string | undefined> = process.
     const home = v1Home(v1OwnDir(sources.mountinfo, sources.ownCgroups, controller));
     if (home) homes[controller] = home;
   }
-  const ownV2 = onV2.length > 0 ? v2OwnDir(sources.mountinfo, sources.ownCgroups) : null;
+  // A v2 cgroup the worker may write is not always its own to change (a root worker in a systemd
+  // unit without Delegate=, a user's terminal scope): only the root of the worker's own cgroup
+  // namespace (a container's) is taken without being told, or any when the deployment says so.
+  const mayChangeV2 = mode === 'delegated' || v2OwnPath(sources.ownCgroups) === '/';
+  const ownV2 = onV2.length > 0 && mayChangeV2 ? v2OwnDir(sources.mountinfo, sources.ownCgroups) : null;
   const delegated = ownV2 === null ? null : delegatedCommandCgroups(ownV2, onV2);
   for (const controller of onV2) if (delegated?.controllers.includes(controller)) homes[controller] = { version: 2, dir: delegated.dir };
   return Object.keys(homes).length > 0 ? homes : null;

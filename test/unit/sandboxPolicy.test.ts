@@ -3,7 +3,11 @@
  * cgroup v1 and v2 hierarchies from /proc texts, and a full tmpfs told from the supervisor's report.
  */
 import { fullTmpfs, privateTmpfs } from '../../activities/tools/bashRun';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { v1Holds, v1OwnDir, v2OwnDir } from '../../activities/tools/cgroupMounts';
+import { detectCgroups } from '../../activities/tools/sandboxCgroup';
 import { parseBashUser, sandboxIdentity } from '../../activities/tools/sandboxIdentity';
 import { DEFAULT_SANDBOX_LIMITS, formatBytes, parseSandboxLimits, parseSize } from '../../activities/tools/sandboxLimits';
 
@@ -79,4 +83,35 @@ test('a full tmpfs is read from the supervisor report, under 1% free; anything e
   expect(fullTmpfs('/tmp 131072 131072\n/home/node 100 32768\n', mounts)).toMatchObject({ limit: 'home', value: '128 MiB' });
   expect(fullTmpfs('/tmp 5000 131072\n', mounts)).toBeNull();
   expect(fullTmpfs('/etc 0 100\ngarbage\n', mounts)).toBeNull(); // only the private mounts count
+});
+
+test('cgroup v2 is changed only where it is plainly the worker own: its cgroup namespace root, or AGENT_TEAMS_BASH_CGROUP=delegated', () => {
+  // A directory laid out like a cgroup2 mount (plain files: this checks the policy; test/host/cgroupV2.test.ts the kernel).
+  const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'cgroup2-policy-'));
+  try {
+    const service = path.join(mount, 'system.slice', 'agent-teams.service');
+    for (const dir of [mount, service]) {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'cgroup.controllers'), 'cpu memory pids\n');
+      fs.writeFileSync(path.join(dir, 'cgroup.subtree_control'), '');
+    }
+    const mountinfo = `25 1 0:22 / ${mount} rw - cgroup2 cgroup2 rw`;
+    const inService = { mountinfo, ownCgroups: '0::/system.slice/agent-teams.service\n' };
+    // A unit's cgroup the worker can write, not said to be delegated: left alone, nothing made in it.
+    expect(detectCgroups({}, inService)).toBeNull();
+    expect(fs.existsSync(path.join(service, 'agent-teams-bash'))).toBe(false);
+    const delegated = detectCgroups({ AGENT_TEAMS_BASH_CGROUP: 'delegated' }, inService);
+    expect(delegated).toEqual({
+      memory: { version: 2, dir: path.join(service, 'agent-teams-bash') },
+      pids: { version: 2, dir: path.join(service, 'agent-teams-bash') },
+    });
+    // A container's own cgroup namespace: its root is the container's.
+    expect(detectCgroups({}, { mountinfo, ownCgroups: '0::/\n' })).toEqual({
+      memory: { version: 2, dir: path.join(mount, 'agent-teams-bash') },
+      pids: { version: 2, dir: path.join(mount, 'agent-teams-bash') },
+    });
+    expect(detectCgroups({ AGENT_TEAMS_BASH_CGROUP: 'off' }, { mountinfo, ownCgroups: '0::/\n' })).toBeNull();
+  } finally {
+    fs.rmSync(mount, { recursive: true, force: true });
+  }
 });
