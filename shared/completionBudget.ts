@@ -33,10 +33,11 @@ export const COMPLETION_ITEM_OVERHEAD_BYTES = 512;
  * What a completion can carry that no workflow code can count, and therefore outside the budget:
  *  - the echoes of the Update requests the workflow *rejects*: a rejection leaves no trace in
  *    history, so counting it would make a replay decide differently. The server bounds the
- *    requests in flight per workflow (history.maxInFlightUpdatePayloads, 2 MiB in this project's
+ *    requests in flight per workflow (history.maxInFlightUpdatePayloads, 1 MiB in this project's
  *    settings: scripts/serverSettings.ts), accepted and rejected together;
  *  - the answer to the one query the server may attach to a workflow task
  *    (history.MaxBufferedQueryCount, default 1), about 1.05 MB at most by the query caps.
+ * Both together take at most 2.1 MB of these 2,694,304 bytes.
  */
 export const REST_OF_COMPLETION_BYTES = TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES - COMPLETION_BUDGET_BYTES;
 
@@ -82,6 +83,13 @@ export class CompletionScheduler<T> {
     }
     this.waiting.push(item);
     return false;
+  }
+
+  /** An item that waits whatever its size, because others wait before it (the caller checked waitingCount). */
+  wait(activation: number, item: T): void {
+    this.enter(activation);
+    if (this.waiting.length === 0) throw new Error('CompletionScheduler.wait: nothing waits, so the item may go now: offer it');
+    this.waiting.push(item);
   }
 
   /**

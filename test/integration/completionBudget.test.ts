@@ -5,11 +5,12 @@
  * history.maxInFlightUpdates=128, 64 concurrent `listTasks` of ~700 kB each (45 MB in all) used to
  * get 7 answers out of 40 and fail the Lead's workflow tasks with GRPC_MESSAGE_TOO_LARGE.
  */
-import { WorkflowUpdateStage, type Client } from '@temporalio/client';
+import { Client, Connection, WorkflowUpdateFailedError, WorkflowUpdateStage, isGrpcServiceError, makeGrpcRetryInterceptor } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { workflowSpanSinks } from '../../worker/tracing';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/workflowBundle';
-import { claimTaskUpdate, getAgentStateQuery, listTasksPageUpdate, listTasksUpdate, promptLeadUpdate } from '../../shared/contract';
+import { claimTaskUpdate, getAgentStateQuery, getTeamViewQuery, listTasksPageUpdate, listTasksUpdate, promptLeadUpdate } from '../../shared/contract';
 import type { TaskView } from '../../shared/team';
 import { COMPLETION_BUDGET_BYTES } from '../../shared/completionBudget';
 import { jsonBytes } from '../../shared/limits';
@@ -18,7 +19,8 @@ import { fillBoardToBudget } from '../support/largeBoard';
 import { chainReport } from '../support/adversarial';
 import { connectHistoryClient } from '../support/maxima';
 import { eventually, newTeam } from '../support/teams';
-import { connectClient, eventKind } from '../support/temporal';
+import { TEAM_SERVER_DYNAMIC_CONFIG } from '../../scripts/serverSettings';
+import { address, connectClient, eventKind } from '../support/temporal';
 
 const env = useClientAndWorker();
 let history: { client: Client; close: () => Promise<void> };
@@ -358,4 +360,139 @@ test('listTasksPage reads a board at its budget in pages within their byte budge
   expect(report.completed).toBe(64);
   // A page is at most a sixth of a completion's budget: five or more share one, where whole lists go two by two.
   expect(report.workflowTasks).toBeLessThanOrEqual(Math.ceil(64 / 5) + 2);
+}, 300_000);
+
+/**
+ * The worst case the budget cannot count (issue 23): what rides in a completion beside the Lead's
+ * own items. The echoes of rejected requests are bounded only by the server's in-flight payload
+ * setting, and a task can carry the answer to one buffered query. So, at once: 64 whole lists on a
+ * board at its budget (results two per task, about 1.43 MB), hostile requests of 240 kB that the
+ * validator rejects, as many at a time as the in-flight setting admits, and a stream of
+ * `getTeamView` queries (about 716 kB each answer).
+ */
+test('64 lists amid rejected 240 kB requests filling the in-flight limit and whole-board queries: all answered, 0 failed workflow tasks', async () => {
+  const inFlightBytes = TEAM_SERVER_DYNAMIC_CONFIG['history.maxInFlightUpdatePayloads']!;
+  const team = await newTeam(env.client, env.worker.taskQueue);
+  const { tasks } = await fillBoardToBudget(team);
+  const handle = env.client.workflow.getHandle(team.teamId);
+  const { runId } = await handle.describe();
+  const before = ((await history.client.workflow.getHandle(team.teamId, runId).fetchHistory()).events ?? []).length;
+  expect(jsonBytes(await handle.query(getTeamViewQuery))).toBeGreaterThan(600_000);
+
+  const connections = await Promise.all(Array.from({ length: 4 }, () => connectClient()));
+  const hostile = { caller: 'lead', taskId: 'x'.repeat(240_000), expectedRevision: 1 };
+  // As many hostile requests in flight as fit beside the 64 small ones.
+  const floods = Math.floor((inFlightBytes - 50_000) / 245_000);
+  const tally = { floods, rejected: 0, other: [] as string[], queries: 0, queryBytes: 0, queryErrors: [] as string[] };
+  let done = false;
+  const floodLoop = async (n: number): Promise<void> => {
+    while (!done) {
+      try {
+        await connections[n % 4]!.client.workflow.getHandle(team.teamId).executeUpdate('claimTask', { args: [hostile] });
+        tally.other.push('a hostile claim was accepted');
+      } catch (error) {
+        const cause = error instanceof Error ? error.cause : undefined;
+        if (error instanceof WorkflowUpdateFailedError && cause instanceof ApplicationFailure && cause.type === 'InvalidTeamCommand') tally.rejected += 1;
+        else tally.other.push(`${String(error)} (${cause instanceof Error ? cause.message : ''})`.slice(0, 200));
+      }
+    }
+  };
+  const queryLoop = async (): Promise<void> => {
+    while (!done) {
+      try {
+        const view = await connections[0]!.client.workflow.getHandle(team.teamId).query(getTeamViewQuery);
+        tally.queries += 1;
+        tally.queryBytes = Math.max(tally.queryBytes, jsonBytes(view));
+      } catch (error) {
+        tally.queryErrors.push(String(error instanceof Error && error.cause instanceof Error ? error.cause.message : error).slice(0, 200));
+      }
+    }
+  };
+  let failures: string[] = [];
+  try {
+    const loops = [...Array.from({ length: floods }, (_, n) => floodLoop(n)), queryLoop(), queryLoop()];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 64 }, (_, i) =>
+        connections[i % 4]!.client.workflow.getHandle(team.teamId).executeUpdate(listTasksUpdate, { args: [{ caller: 'lead' }] }),
+      ),
+    );
+    done = true;
+    await Promise.all(loops);
+    failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => String(o.reason).slice(0, 300));
+    for (const outcome of outcomes) if (outcome.status === 'fulfilled') expect(outcome.value).toHaveLength(tasks);
+  } finally {
+    done = true;
+    await Promise.all(connections.map((c) => c.close()));
+  }
+  const report = await burstReport(team.teamId, runId, before);
+  const chain = await chainReport(history.client, team.teamId);
+  const summary = { inFlightBytes, ...tally, other: tally.other.slice(0, 3), queryErrors: tally.queryErrors.slice(0, 3), failures: failures.slice(0, 3) };
+  console.log(JSON.stringify({ ...summary, ...report, completedOrder: undefined, kindCounts: undefined }));
+  expect(failures).toEqual([]);
+  expect(tally.other).toEqual([]);
+  expect(tally.queryErrors).toEqual([]);
+  // The flood reached the validator throughout the burst, and the queries were answered.
+  expect(tally.rejected).toBeGreaterThan(10);
+  expect(tally.queries).toBeGreaterThan(0);
+  expect(report.failedTasks).toBe(0);
+  expect(report.completed).toBe(64);
+  expect({ failedWorkflowTasks: chain.failedWorkflowTasks, terminated: chain.terminatedRuns }).toEqual({ failedWorkflowTasks: 0, terminated: 0 });
+  expect(await handle.describe()).toMatchObject({ status: { name: 'RUNNING' } });
+}, 300_000);
+
+/**
+ * Past the limit: the server refuses an Update that does not fit in flight with RESOURCE_EXHAUSTED,
+ * and on any such refusal it also drops the workflow's in-memory state (go.temporal.io/server
+ * v1.29.1, service/history/workflow/cache/cache.go: the lease's release clears the context on any
+ * error of the Update's action). That aborts every Update in flight ("workflow update was aborted",
+ * UNAVAILABLE, which the SDK retries) and loses a speculative workflow task. So a caller that keeps
+ * sending requests that do not fit stalls the Team while it does so. What must hold: no workflow task
+ * fails, no run ends, and the Team serves again as soon as the flood stops.
+ */
+test('a flood of requests past the in-flight limit stalls the Lead without failing it, and it serves again when the flood stops', async () => {
+  const team = await newTeam(env.client, env.worker.taskQueue);
+  const { tasks } = await fillBoardToBudget(team);
+  const handle = env.client.workflow.getHandle(team.teamId);
+  // The flood's own connection does not retry: each refusal comes back at once and the loop sends again.
+  const floodConnection = await Connection.connect({
+    address: address(),
+    interceptors: [makeGrpcRetryInterceptor({ retryableDecider: () => false, delayFunction: () => 0 })],
+  });
+  const flood = new Client({ connection: floodConnection });
+  const hostile = { caller: 'lead', taskId: 'x'.repeat(400_000), expectedRevision: 1 };
+  const tally = { rejected: 0, refusedInFlight: 0, aborted: 0, other: [] as string[] };
+  let done = false;
+  const floodLoop = async (): Promise<void> => {
+    while (!done) {
+      try {
+        await flood.workflow.getHandle(team.teamId).executeUpdate('claimTask', { args: [hostile] });
+        tally.other.push('a hostile claim was accepted');
+      } catch (error) {
+        const cause = error instanceof Error ? error.cause : undefined;
+        if (error instanceof WorkflowUpdateFailedError && cause instanceof ApplicationFailure && cause.type === 'InvalidTeamCommand') tally.rejected += 1;
+        else if (cause !== undefined && isGrpcServiceError(cause) && /in-flight updates/.test(cause.details)) tally.refusedInFlight += 1;
+        else if (cause !== undefined && isGrpcServiceError(cause) && /update was aborted/.test(cause.details)) tally.aborted += 1;
+        else tally.other.push(String(error).slice(0, 200));
+      }
+    }
+  };
+  try {
+    const loops = Array.from({ length: 8 }, floodLoop);
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    done = true;
+    await Promise.all(loops);
+  } finally {
+    done = true;
+    await floodConnection.close();
+  }
+  console.log(JSON.stringify({ ...tally, other: tally.other.slice(0, 3) }));
+  expect(tally.other).toEqual([]);
+  expect(tally.refusedInFlight).toBeGreaterThan(0);
+  // Served again: a read and a mutation, through the client.
+  expect(await team.listTasks()).toHaveLength(tasks);
+  const claimed = await team.claimTask({ taskId: 1, expectedRevision: 1 });
+  expect(claimed.task.owner).toBe('lead');
+  const chain = await chainReport(history.client, team.teamId);
+  expect({ failedWorkflowTasks: chain.failedWorkflowTasks, terminated: chain.terminatedRuns }).toEqual({ failedWorkflowTasks: 0, terminated: 0 });
+  expect(await handle.describe()).toMatchObject({ status: { name: 'RUNNING' } });
 }, 300_000);

@@ -85,6 +85,25 @@ test('an item waits only when it would not fit or an earlier item waits', () => 
   expect(scheduler.usedIn(4)).toBe(900);
 });
 
+test('a lazy read queues behind waiting items unmeasured, and is measured only when its turn comes', () => {
+  const scheduler = new CompletionScheduler<string>(BUDGET);
+  // Nothing waits: there is no queue to join, so the caller must offer it with its size.
+  expect(() => scheduler.wait(1, 'read')).toThrow(/nothing waits/);
+  expect(scheduler.offer(1, 900, 'a')).toBe(true);
+  expect(scheduler.offer(1, 900, 'b')).toBe(false);
+  scheduler.wait(1, 'read');
+  expect(scheduler.waitingCount).toBe(2);
+  const measured: string[] = [];
+  const measure = (item: string): number => {
+    measured.push(item);
+    return 900;
+  };
+  // Activation 2 takes b; the read, measured at 900, no longer fits beside it and waits on.
+  expect(scheduler.admitWaiting(2, measure)).toEqual(['b']);
+  expect(scheduler.admitWaiting(3, measure)).toEqual(['read']);
+  expect(measured).toEqual(['b', 'read', 'read']);
+});
+
 test('the budget and what it leaves of the 4 MiB request', () => {
   expect(COMPLETION_BUDGET_BYTES).toBe(PAYLOAD_BUDGET_BYTES);
   expect(COMPLETION_BUDGET_BYTES + REST_OF_COMPLETION_BYTES).toBe(TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES);

@@ -90,6 +90,35 @@ export function roomFor(bytes: number): Promise<void> | undefined {
  */
 export function deliverResult<T>(result: T, reproduce?: () => T): T | Promise<T> {
   if (scheduler === null) return result;
+  const { waiting, sent } = waitingResult(result, reproduce);
+  if (scheduler.offer(activation(), completionBytes(result), waiting)) return result;
+  drainLater();
+  return sent;
+}
+
+/**
+ * True when a read accepted now waits whatever its size, because results wait before it (they go
+ * in arrival order): then it is not produced now, only by the later task that sends it. Producing
+ * it now as well would only cost time: 64 whole lists accepted in one activation are 64 board views
+ * (about 100 ms each on a board at its budget), past the SDK's 5 s limit on one activation. No
+ * patch: a read changes no state and issues no command, and the task that sends it produces it
+ * again either way, so the commands and results are the same as when it was produced twice.
+ */
+export function readMustWait(): boolean {
+  return scheduler !== null && scheduler.waitingCount > 0;
+}
+
+/** A read that must wait (readMustWait): `produce` makes its result in the task that sends it. */
+export function deliverLater<T>(produce: () => T): Promise<T> {
+  if (scheduler === null) throw new Error('deliverLater needs the completion budget (readMustWait was false)');
+  const { waiting, sent } = waitingResult<T | undefined>(undefined, produce);
+  scheduler.wait(activation(), waiting);
+  drainLater();
+  return sent as Promise<T>;
+}
+
+/** A result as a waiting item: `measure` makes it again (reads) and sizes it, `sent` resolves with it once admitted. */
+function waitingResult<T>(result: T, reproduce?: () => T): { waiting: Waiting; sent: Promise<T> } {
   let current = result;
   let failure: { error: unknown } | null = null;
   let admit!: () => void;
@@ -109,12 +138,11 @@ export function deliverResult<T>(result: T, reproduce?: () => T): T | Promise<T>
     },
     admit,
   };
-  if (scheduler.offer(activation(), completionBytes(result), waiting)) return result;
-  drainLater();
-  return admitted.then(() => {
+  const sent = admitted.then(() => {
     if (failure) throw failure.error;
     return current;
   });
+  return { waiting, sent };
 }
 
 /**

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import type { IgnoredSignals } from '../../shared/signalPayloads';
 import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
 import { errorMessage } from '../../shared/errors';
-import { countAcceptedRequest, deliverResult } from './completionBudget';
+import { countAcceptedRequest, deliverLater, deliverResult, readMustWait } from './completionBudget';
 export { noIgnoredSignals, type IgnoredSignals } from '../../shared/signalPayloads';
 
 /** What a handler did with a signal it parsed. */
@@ -63,29 +63,27 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
   validator: (...args: Args) => void,
   /** Also type an async handler's late failures. Off for runs recorded before it existed: the extra promise step reorders commands. */
   typeAsyncFailures = true,
-  /** For reads: produces the result again when it waits for a later workflow task (workflows/common/completionBudget.ts). */
-  reproduce?: (...args: Args) => Ret,
+  /**
+   * For reads, whose result can wait for a later workflow task (workflows/common/completionBudget.ts):
+   * `admit` is the handler's work without the result (its checks and counts), `produce` the result
+   * alone. A read that waits is produced in the task that sends it: not now when it must wait.
+   */
+  read?: { admit: (...args: Args) => void; produce: (...args: Args) => Ret },
 ): void {
   const deliver = (result: Ret, again?: () => Ret): Ret | Promise<Ret> =>
-    deliverResult(
-      withinBudget(definition.name, result),
-      again &&
-        (() => {
-          try {
-            return withinBudget(definition.name, again());
-          } catch (error) {
-            throw typedFailure(error);
-          }
-        }),
-    );
+    deliverResult(withinBudget(definition.name, result), again && typedAgain(definition.name, again));
   setHandler(
     definition,
     (...args: Args): Ret | Promise<Ret> => {
       try {
         // The SDK echoes the accepted request in this task's completion.
         countAcceptedRequest(args);
+        const again = read && ((): Ret => read.produce(...args));
+        if (read && readMustWait()) {
+          read.admit(...args);
+          return deliverLater(typedAgain(definition.name, again!));
+        }
         const result = handler(...args);
-        const again = reproduce && ((): Ret => reproduce(...args));
         if (!(result instanceof Promise)) return deliver(result, again);
         return typeAsyncFailures
           ? result.then(
@@ -109,6 +107,17 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
       },
     },
   );
+}
+
+/** A read's result made again in a later task, within its budget, failing only typed. */
+function typedAgain<Ret>(updateName: string, again: () => Ret): () => Ret {
+  return () => {
+    try {
+      return withinBudget(updateName, again());
+    } catch (error) {
+      throw typedFailure(error);
+    }
+  };
 }
 
 export const TEAM_INTERNAL_ERROR = 'TeamInternalError';

@@ -47,7 +47,7 @@ export interface LeadOperation {
   /** Counted towards the run's accepted Updates (the rollover). Disposal ends the run instead. */
   counted: boolean;
   /** A read: `perform` changes nothing, so a result that waits for a later workflow task is produced again there. */
-  read?: boolean;
+  read?: boolean; // never idempotent: its handler is `admit` then `perform`
   /** Synchronous: parse and decide against the state now; throws the typed failure. What a validator runs. */
   check(request: unknown, operationId: string): void;
   /**
@@ -236,11 +236,16 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
     operation.check(request, updateId);
   };
 
+  /** A non-idempotent operation's handler work before `perform`: the check again, and the count. */
+  const admit = (operation: LeadOperation, request: unknown, operationId: string): void => {
+    operation.check(request, operationId);
+    if (operation.counted) run.countAccepted();
+  };
+
   /** What a handler (or the Lead's own tool) runs. Synchronous operations stay synchronous: they complete in the activation that accepts them. */
   const execute = (operation: LeadOperation, request: unknown, operationId: string): unknown => {
     if (!operation.idempotent) {
-      operation.check(request, operationId);
-      if (operation.counted) run.countAccepted();
+      admit(operation, request, operationId);
       return operation.perform(request, operationId, asIs);
     }
     const remembered = run.remembered(operationId);
@@ -254,7 +259,7 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
   /** A read's result as of now, for a result that waited for a later workflow task: no check, no count (both were done). */
   const reproduce = (operation: LeadOperation, request: unknown, operationId: string): unknown => operation.perform(request, operationId, asIs);
 
-  return { operations, validate, execute, reproduce, find: (name: string): LeadOperation | undefined => own(byName, name) };
+  return { operations, validate, admit, execute, reproduce, find: (name: string): LeadOperation | undefined => own(byName, name) };
 }
 
 export type LeadOperations = ReturnType<typeof createLeadOperations>;

@@ -143,7 +143,9 @@ async function leadRun(
       (request) => shield(() => operations.execute(operation, request, updateId())),
       (request) => operations.validate(operation, request, updateId(), gateClosed),
       typed,
-      operation.read ? (request) => operations.reproduce(operation, request, '') : undefined,
+      operation.read
+        ? { admit: (request) => operations.admit(operation, request, updateId()), produce: (request) => operations.reproduce(operation, request, '') }
+        : undefined,
     );
   }
 
