@@ -190,8 +190,14 @@ function facts(call: CallFacts): Pick<CallFailedFacts, 'teamId' | 'operation' | 
 /** RESOURCE_EXHAUSTED that waiting cannot cure: a message over the gRPC size limit, or a request alone over the in-flight byte limit. */
 function neverFits(details: string, requestBytes: number | undefined): boolean {
   if (MESSAGE_TOO_LARGE_TEXT.test(details)) return true;
+  const limit = inFlightByteLimit(details);
+  return limit !== null && requestBytes !== undefined && requestBytes >= limit;
+}
+
+/** The byte limit a RESOURCE_EXHAUSTED refusal at the in-flight Update payload limit names, or null for any other message. */
+export function inFlightByteLimit(details: string): number | null {
   const limit = IN_FLIGHT_BYTES_TEXT.exec(details);
-  return limit !== null && requestBytes !== undefined && requestBytes >= Number(limit[1]);
+  return limit === null ? null : Number(limit[1]);
 }
 
 /** The error's message and its cause's (the SDK's wrapper says little: "Workflow Update failed"). */

@@ -13,7 +13,10 @@
  * What must hold:
  *  - every Update call is answered (a result) or rejected with an ApplicationFailure whose `type` is a
  *    documented stable string (the "Failure types" tables of docs/wire-contract.md, read at run
- *    time); no hang, no untyped failure;
+ *    time); no hang, no untyped failure. The one exception is a request that alone is over the
+ *    server's in-flight Update payload limit (1 MiB here; the 1.9 MB cases): the server refuses it
+ *    before the Lead sees it, and the state must stay as it was. The largest request it admits
+ *    (~1 MB) is what the validators meet;
  *  - a rejected Update leaves the board and roster (getTeamView) exactly as they were; a signal never
  *    changes them, and live status stays a map from roster names to the four documented statuses;
  *  - every Update result stays under Temporal's 2 MB payload limit;
@@ -32,7 +35,7 @@
  *    too, provided it has no failed workflow task and serves Updates.
  *
  * Payload counts: ~77 per Update × 16 Updates (sent one at a time so each rejection's state check is
- * exact), ~320 concurrent mixed Updates (pool of 6, under the server's 10 in-flight Updates), ~61 per
+ * exact), ~320 concurrent mixed Updates (pool of 6), ~61 per
  * signal × 7 signals plus the no-payload cases, ~40 workflow inputs, and the named scenarios.
  * fast-check runs with fixed seeds (SEED below) and without shrinking: every sample goes to a real
  * server once. Workflows this file leaves running (wedged ones) are terminated only after their
@@ -45,6 +48,7 @@ import fc from 'fast-check';
 import { answer, scriptText, tool, type ScriptStep } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import { useClientAndWorker } from '../support/harness';
+import { TEAM_SERVER_DYNAMIC_CONFIG } from '../../scripts/serverSettings';
 import { address, uniqueId } from '../support/temporal';
 import { toolResult } from '../support/teams';
 import {
@@ -62,6 +66,8 @@ import {
   healthProblems,
   hostileValue,
   hugeString,
+  largestAdmittedString,
+  adversarialRetryInterceptors,
   jsonBytes,
   kebabName,
   late,
@@ -97,7 +103,11 @@ const env = useClientAndWorker();
  */
 const own = {} as { client: Client; connection: Connection };
 beforeAll(async () => {
-  own.connection = await Connection.connect({ address: address(), channelArgs: { 'grpc.max_receive_message_length': 256 * 1024 * 1024 } });
+  own.connection = await Connection.connect({
+    address: address(),
+    channelArgs: { 'grpc.max_receive_message_length': 256 * 1024 * 1024 },
+    interceptors: adversarialRetryInterceptors(),
+  });
   own.client = new Client({ connection: own.connection });
 });
 afterAll(async () => {
@@ -188,6 +198,7 @@ function mustOk(outcome: UpdateOutcome, what: string): unknown {
 function describeOutcome(outcome: UpdateOutcome): string {
   if (outcome.kind === 'ok') return `ok (${outcome.resultBytes} bytes)`;
   if (outcome.kind === 'rejected') return `rejected ${outcome.type ?? '<no type>'}: ${outcome.message.slice(0, 200)}`;
+  if (outcome.kind === 'refused') return `refused by the server: a request of ${outcome.requestBytes} bytes at an in-flight limit of ${outcome.limitBytes}`;
   return `error ${outcome.error.slice(0, 300)}`;
 }
 
@@ -346,8 +357,15 @@ function liveStatusProblems(liveStatus: Record<string, unknown>, members: readon
   return problems;
 }
 
+/** The server's in-flight Update payload limit that the test servers run with. */
+const IN_FLIGHT_LIMIT_BYTES = TEAM_SERVER_DYNAMIC_CONFIG['history.maxInFlightUpdatePayloads']!;
+
 function outcomeProblem(label: string, outcome: UpdateOutcome): string | null {
   if (outcome.kind === 'error') return `${label}: not answered with a result or typed rejection: ${outcome.error.slice(0, 300)}`;
+  // Only a request that alone is over the server's in-flight limit may be refused (rawUpdate retries any other).
+  if (outcome.kind === 'refused' && (outcome.limitBytes !== IN_FLIGHT_LIMIT_BYTES || outcome.requestBytes < IN_FLIGHT_LIMIT_BYTES)) {
+    return `${label}: refused at an in-flight limit of ${outcome.limitBytes} bytes with a request of ${outcome.requestBytes} bytes`;
+  }
   if (outcome.kind === 'rejected' && (!outcome.type || !DOCUMENTED_TYPES.has(outcome.type))) {
     return `${label}: rejected with undocumented type ${preview(outcome.type)}: ${outcome.message.slice(0, 200)}`;
   }
@@ -486,6 +504,7 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
       H('depth 65+', deepObject(66)),
       H('own __proto__ keys', protoKeyObject()),
       H('huge string (1.9 MB)', hugeString()),
+      H('largest admitted string (1 MB)', largestAdmittedString()),
       H('deep array 1000', deepArray(1_000)),
     ),
   };
@@ -615,7 +634,8 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
       maxima: [
         { label: 'maximum: name of 40 chars', args: [{ caller: 'lead', name: kebabName(40), message: 'hi' }] },
         { label: 'maximum: name of 41 chars', args: [{ caller: 'lead', name: kebabName(41), message: 'hi' }] },
-        { label: 'maximum: message of 1.9 MB (child start input)', args: [{ caller: 'lead', name: 'huge-start', message: hugeString() }] },
+        { label: 'over the in-flight limit: message of 1.9 MB', args: [{ caller: 'lead', name: 'huge-start', message: hugeString() }] },
+        { label: 'maximum: message of 1 MB (child start input)', args: [{ caller: 'lead', name: 'big-start', message: largestAdmittedString() }] },
       ],
     },
     sendMessage: {
@@ -624,8 +644,9 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
         { label: 'maximum: messageId of 200 chars', args: [{ caller: 'lead', to: MATE, content: 'hi', messageId: 'M'.repeat(200) }] },
         { label: 'maximum: messageId of 201 chars', args: [{ caller: 'lead', to: MATE, content: 'hi', messageId: 'M'.repeat(201) }] },
         { label: 'maximum: content depth 64', args: [{ caller: 'lead', to: MATE, content: deepObject(63) }] },
-        { label: 'maximum: content of 1.9 MB to a teammate (its turn then runs)', args: [{ caller: 'lead', to: MATE, content: hugeString() }] },
-        { label: 'maximum: content of 1.9 MB to the Lead', args: [{ caller: 'lead', to: 'lead', content: hugeString() }] },
+        { label: 'over the in-flight limit: content of 1.9 MB', args: [{ caller: 'lead', to: MATE, content: hugeString() }] },
+        { label: 'maximum: content of 1 MB to a teammate (its turn then runs)', args: [{ caller: 'lead', to: MATE, content: largestAdmittedString() }] },
+        { label: 'maximum: content of 1 MB to the Lead', args: [{ caller: 'lead', to: 'lead', content: largestAdmittedString() }] },
       ],
     },
     interruptTeammate: { spec: { base: { caller: 'lead', name: MATE }, fields: { name: memberName } }, maxima: [] },
@@ -730,9 +751,10 @@ async function fuzzUpdatesSequentially(
       } catch (error) {
         violations.push(`${payload.label}: getTeamView failed afterwards: ${String(error).slice(0, 200)}`);
       }
-      if (outcome.kind === 'rejected' && before && after) {
+      if ((outcome.kind === 'rejected' || outcome.kind === 'refused') && before && after) {
         const diff = firstDifference(before, after);
-        if (diff) violations.push(`${payload.label}: rejected with ${outcome.type ?? '?'} but the board/roster changed: ${diff}`);
+        const how = outcome.kind === 'rejected' ? `rejected with ${outcome.type ?? '?'}` : 'refused by the server';
+        if (diff) violations.push(`${payload.label}: ${how} but the board/roster changed: ${diff}`);
       }
       if (outcome.kind === 'error' || after === null) {
         const wedged = await leadWedged(team.teamId);

@@ -10,10 +10,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type Client, type GrpcRetryOptions } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import fc from 'fast-check';
+import { grpcErrorOf, inFlightByteLimit } from '../../client/callErrors';
 
 // ---- sizes -------------------------------------------------------------------------------------
 
@@ -110,7 +111,28 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 export type UpdateOutcome =
   | { kind: 'ok'; result: unknown; resultBytes: number }
   | { kind: 'rejected'; type: string | undefined; message: string }
+  /**
+   * The server refused to admit the Update: its request alone is at or over the in-flight Update
+   * payload limit (history.maxInFlightUpdatePayloads), so it can never be admitted. The Lead never
+   * saw it; `requestBytes` is the JSON size of the arguments, `limitBytes` what the server named.
+   */
+  | { kind: 'refused'; requestBytes: number; limitBytes: number }
   | { kind: 'error'; error: string; deadline: boolean };
+
+/**
+ * The SDK's gRPC retries, except for a refusal at the in-flight Update payload limit, which
+ * rawUpdate handles itself: the SDK's backoff for RESOURCE_EXHAUSTED (1 s growing to 5 s, 10
+ * attempts) outlasts any call deadline here, and for a request that alone is over the limit no
+ * retry can help. Pass as `interceptors` to Connection.connect.
+ */
+export function adversarialRetryInterceptors(): ReturnType<typeof makeGrpcRetryInterceptor>[] {
+  const defaults = defaultGrpcRetryOptions();
+  const options: GrpcRetryOptions = {
+    delayFunction: defaults.delayFunction,
+    retryableDecider: (attempt, status) => inFlightByteLimit(status.details) === null && defaults.retryableDecider(attempt, status),
+  };
+  return [makeGrpcRetryInterceptor(options)];
+}
 
 /** A payload as sent: `args` is the Update's (or signal's) argument list; `[]` sends no argument at all. */
 export interface PayloadCase {
@@ -127,14 +149,28 @@ export async function rawUpdate(
   options: { timeoutMs?: number; updateId?: string } = {},
 ): Promise<UpdateOutcome> {
   const timeoutMs = options.timeoutMs ?? 20_000;
+  const deadline = Date.now() + timeoutMs;
+  const requestBytes = jsonBytes(args);
+  // One update id for every attempt, as a careful caller retries.
+  const updateId = options.updateId ?? `raw-${name}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
   try {
-    const result: unknown = await bounded(client, timeoutMs, `${name} on ${workflowId}`, () =>
-      // Any argument list, also none at all: the overloads want a tuple, the wire takes a list.
-      client.workflow
-        .getHandle(workflowId)
-        .executeUpdate<unknown, [unknown]>(name, { args: args as [unknown], ...(options.updateId ? { updateId: options.updateId } : {}) }),
-    );
-    return { kind: 'ok', result, resultBytes: jsonBytes(result) };
+    for (;;) {
+      try {
+        const result: unknown = await bounded(client, Math.max(1, deadline - Date.now()), `${name} on ${workflowId}`, () =>
+          // Any argument list, also none at all: the overloads want a tuple, the wire takes a list.
+          client.workflow.getHandle(workflowId).executeUpdate<unknown, [unknown]>(name, { args: args as [unknown], updateId }),
+        );
+        return { kind: 'ok', result, resultBytes: jsonBytes(result) };
+      } catch (error) {
+        const grpc = grpcErrorOf(error);
+        const limitBytes = grpc === null ? null : inFlightByteLimit(grpc.details);
+        if (limitBytes === null) throw error;
+        if (requestBytes >= limitBytes) return { kind: 'refused', requestBytes, limitBytes };
+        // It fits alone: other Updates in flight filled the limit. Wait for them, within the deadline.
+        if (Date.now() + 250 >= deadline) throw error;
+        await sleep(250);
+      }
+    }
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       return { kind: 'rejected', type: error.cause.type ?? undefined, message: error.cause.message };
@@ -418,12 +454,28 @@ export function cloneOwn(source: Record<string, unknown>): Record<string, unknow
   return copy;
 }
 
-/** The largest string that still fits a single payload with room for its envelope (~1.9 MB). */
+/**
+ * The largest string that still fits a single payload with room for its envelope (~1.9 MB). A
+ * signal carries it to the workflow; an Update's request of this size is over the server's
+ * in-flight Update payload limit (1 MiB here), so the server refuses it before the Lead sees it.
+ */
 export const HUGE_LENGTH = 1_900_000;
 let hugeCache: string | undefined;
 export function hugeString(): string {
   hugeCache ??= 'h'.repeat(HUGE_LENGTH);
   return hugeCache;
+}
+
+/**
+ * The largest string an Update's request can carry and still be admitted (alone): the in-flight
+ * Update payload limit less 48 KiB for the other fields and the envelope (~1 MB). This is the
+ * largest input the Lead's validators can meet.
+ */
+export const ADMITTED_LENGTH = 1024 * 1024 - 48 * 1024;
+let admittedCache: string | undefined;
+export function largestAdmittedString(): string {
+  admittedCache ??= 'a'.repeat(ADMITTED_LENGTH);
+  return admittedCache;
 }
 const LONG_ID = 'i'.repeat(10_000);
 const LONG_ASTRAL_ID = '😀'.repeat(5_000); // 10,000 UTF-16 units, 20,000 UTF-8 bytes
@@ -510,6 +562,7 @@ export const hostileValue: fc.Arbitrary<Hostile> = fc.oneof(
   { arbitrary: hostileString, weight: 5 },
   { arbitrary: hostileStructure, weight: 3 },
   { arbitrary: fc.constant(null).map(() => H('huge string (1.9 MB)', hugeString())), weight: 1 },
+  { arbitrary: fc.constant(null).map(() => H('string of the largest admitted size (1 MB)', largestAdmittedString())), weight: 1 },
 );
 
 /** Keys to add to an otherwise valid argument. */
@@ -625,6 +678,7 @@ export function shapeCases(base: Record<string, unknown>): PayloadTemplate[] {
     { label: 'own __proto__/constructor keys beside valid fields', args: [Object.assign(protoKeyObject(), cloneOwn(base))] },
     { label: 'depth-1000 object argument', args: [deepObject(1_000)] },
     { label: 'huge string argument (1.9 MB)', args: [hugeString()] },
+    { label: 'string argument of the largest admitted size (1 MB)', args: [largestAdmittedString()] },
   ];
 }
 
