@@ -5,6 +5,7 @@ import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/too
 import { connectionOptionsFromEnv } from '../client/connection';
 import type { WorkToolActivities } from '../shared/contract';
 import { activityTracingInterceptors, type WorkerTracing } from './tracing';
+import { FAILURE_CONVERTER_PATH } from './workflowBundle';
 
 export interface CheckoutWorkerOptions {
   connection?: NativeConnection;
@@ -33,6 +34,8 @@ export async function createCheckoutWorker(options: CheckoutWorkerOptions): Prom
     namespace: envOptions.namespace ?? 'default',
     taskQueue: options.taskQueue,
     activities: createWorkToolActivities({ root }) satisfies WorkToolActivities,
+    // A tool's failure may name hostile text (worker/failureConverter.ts).
+    dataConverter: { failureConverterPath: FAILURE_CONVERTER_PATH },
     ...(options.tracing ? { interceptors: { activity: activityTracingInterceptors() } } : {}),
   });
   return { worker, close: async () => void (await ownNative?.close()) };

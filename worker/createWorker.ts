@@ -14,7 +14,7 @@ import { connectionOptionsFromEnv } from '../client/connection';
 import { assertSearchAttributesRegistered } from './searchAttributeCheck';
 import { DEFAULT_TASK_QUEUE, type WorkToolActivities } from '../shared/contract';
 import { activityTracingInterceptors, clientTracingInterceptors, workflowSpanSinks, type WorkerTracing } from './tracing';
-import { bundleHasTracingInterceptors, WORKFLOW_INTERCEPTOR_MODULES } from './workflowBundle';
+import { bundleHasFailureConverter, bundleHasTracingInterceptors, FAILURE_CONVERTER_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './workflowBundle';
 import { describeInterval, ensureReaperSchedule, REAPER_INTERVAL_ENV, reaperScheduleId, type ReaperOptions } from './reaper';
 import { errorMessage } from '../shared/errors';
 
@@ -79,9 +79,11 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
   await checkBashSandbox(sandboxConfigFromEnv(), checkoutRoot);
   const bundlePath = options.workflowBundlePath ?? (options.workflowsPath ? undefined : process.env.AGENT_TEAMS_WORKFLOW_BUNDLE);
   // Runs begun on a bundle with the interceptors replay only on bundles with them, tracing on or off.
-  if (bundlePath && !bundleHasTracingInterceptors(fs.readFileSync(bundlePath, 'utf8'))) {
+  const bundleCode = bundlePath ? fs.readFileSync(bundlePath, 'utf8') : null;
+  if (bundleCode !== null && (!bundleHasTracingInterceptors(bundleCode) || !bundleHasFailureConverter(bundleCode))) {
     throw new Error(
-      `the workflow bundle ${bundlePath} lacks the project's workflow interceptors: build it with bundleTeamWorkflows (worker/workflowBundle.ts)`,
+      `the workflow bundle ${bundlePath} lacks the project's workflow interceptors or failure converter: ` +
+        'build it with bundleTeamWorkflows (worker/workflowBundle.ts)',
     );
   }
   const model = options.modelProvider ? { provider: options.modelProvider, description: 'the model provider given to createTeamWorker' } : providerFromEnv();
@@ -107,6 +109,8 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     namespace,
     taskQueue,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: options.workflowsPath ?? require.resolve('../workflows') }),
+    // Activities' failures; a bundle made here takes it too (a prebuilt one has it: checked above).
+    dataConverter: { failureConverterPath: FAILURE_CONVERTER_PATH },
     interceptors: {
       // A prebuilt bundle carries them already (worker/workflowBundle.ts); the SDK ignores, with a warning, modules named beside it.
       ...(bundlePath ? {} : { workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES] }),

@@ -1,20 +1,30 @@
 /**
- * Every bundle of the project's workflows is made with the same workflow interceptor modules, whether the worker that
+ * Every bundle of the project's workflows is made with the same workflow interceptor modules and failure converter, whether the worker that
  * loads it traces or not (see workflows/interceptors.ts): the worker bundling at start, the tests' prebuilt bundle, the
  * replay test and the production image's bundle (AGENT_TEAMS_WORKFLOW_BUNDLE) all take them from here.
  */
 import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
 import { TRACING_PATCH } from '../shared/tracing';
+import { WELL_FORMED_FAILURES_MARKER } from './failureConverter';
 
 export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [require.resolve('../workflows/interceptors')];
+
+/** The failure converter of every bundle and of the worker's activities (worker/failureConverter.ts says why). */
+export const FAILURE_CONVERTER_PATH: string = require.resolve('./failureConverter');
 
 /** Bundles `workflowsPath` (default: the project's workflows) with the project's workflow interceptors. */
 export async function bundleTeamWorkflows(options: { workflowsPath?: string; logger?: BundleOptions['logger'] } = {}): Promise<{ code: string }> {
   return bundleWorkflowCode({
     workflowsPath: options.workflowsPath ?? require.resolve('../workflows'),
     workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+}
+
+/** Whether a prebuilt bundle carries the project's failure converter (a bundle without it lets hostile text shut the worker down). */
+export function bundleHasFailureConverter(code: string): boolean {
+  return code.includes(WELL_FORMED_FAILURES_MARKER);
 }
 
 /** Whether a prebuilt bundle carries the tracing interceptors (a bundle made without them yields no workflow spans). */
