@@ -18,7 +18,7 @@ import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../shared/limits';
 import { errorMessage } from '../shared/errors';
 import { redactErrorCredentials, redactUrlCredentials } from '../shared/redact';
 import type { CallModelInput, ModelActivities } from '../shared/contract';
-import { ScriptExhaustedError } from './providers/scriptedProvider';
+import { ScriptExhaustedError } from './providers/scriptExhausted';
 
 export interface ModelActivityDependencies {
   provider: ModelProvider;

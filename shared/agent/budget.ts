@@ -101,9 +101,18 @@ interface Elided<T> {
   delta: number;
 }
 
+/** The fields elision reads and replaces: chat messages and conversation entries both have them. */
+interface Elidable {
+  role: string;
+  content: unknown;
+  toolCalls?: ToolCall[];
+  receipts?: unknown;
+}
+
+/** What tells prompts and conversations apart; `elide` (below) is the one elision routine of both. */
 interface Shape<T> {
-  /** The item with this kind of content elided, or null when the kind does not apply or saves nothing. */
-  elide(item: T, kind: Kind): Elided<T> | null;
+  /** The roles whose contents the 'message' kind elides (user messages and runtime notes). */
+  messageRoles: readonly string[];
   /** Tool results belong to the block of the call before them. */
   isToolResult(item: T): boolean;
   /** The counts of an earlier dropped-turns note, merged into the new one when it is dropped. */
@@ -124,7 +133,7 @@ interface Plan {
 
 const arrayBytes = (itemBytes: number, count: number): number => 2 + itemBytes + Math.max(0, count - 1);
 
-function fit<T>(items: T[], budget: number, shape: Shape<T>, plan: Plan): T[] {
+function fit<T extends Elidable>(items: T[], budget: number, shape: Shape<T>, plan: Plan): T[] {
   const n = items.length;
   const sizes = items.map((item) => jsonBytes(item));
   let sum = sizes.reduce((a, b) => a + b, 0);
@@ -151,7 +160,7 @@ function fit<T>(items: T[], budget: number, shape: Shape<T>, plan: Plan): T[] {
   const fits = (): boolean => (dropEnd === pinned || arrayBytes(sum, count + 1) <= budget) && total() <= budget;
 
   const tryElide = (i: number, kind: Kind): void => {
-    const elided = shape.elide(out[i]!, kind);
+    const elided = elide(out[i]!, kind, shape);
     if (elided === null || elided.delta >= 0) return;
     sum += elided.delta;
     sizes[i]! += elided.delta;
@@ -250,35 +259,41 @@ function isDroppedCounts(value: unknown): value is DroppedCounts & { event: stri
   return v.event === DROPPED_EVENT && Number.isSafeInteger(v.droppedEntries) && Number.isSafeInteger(v.droppedTurns);
 }
 
-// ---- conversations ------------------------------------------------------------------------------
-
-/** Removes `receipts`: its key, colon, value and one comma (`role` is always there too). */
-function withoutReceipts(elided: Elided<ConversationEntry>): Elided<ConversationEntry> {
+/** Removes `receipts` (a reply's send receipts): its key, colon, value and one comma (`role` is always there too). */
+function withoutReceipts<T extends Elidable>(elided: Elided<T>): Elided<T> {
   const { receipts, ...rest } = elided.item;
   if (receipts === undefined) return elided;
-  return { item: rest, delta: elided.delta - (jsonBytes('receipts') + 1 + jsonBytes(receipts) + 1) };
+  // `receipts` is optional in every shape, so the item without it is still a T.
+  return { item: rest as T, delta: elided.delta - (jsonBytes('receipts') + 1 + jsonBytes(receipts) + 1) };
 }
 
-const entryShape: Shape<ConversationEntry> = {
-  elide(entry, kind) {
-    switch (kind) {
-      case 'result':
-        return entry.role === 'tool' ? elideContent(entry, elisionNote) : null;
-      case 'args': {
-        if (entry.role !== 'assistant' || !entry.toolCalls || entry.toolCalls.length === 0) return null;
-        const toolCalls = elideArguments(entry.toolCalls);
-        return toolCalls ? { item: { ...entry, toolCalls: toolCalls.item }, delta: toolCalls.delta } : null;
-      }
-      case 'message':
-      case 'reply': {
-        // A dropped-turns note is kept as it is: it is small, and a later compaction merges its counts.
-        const applies = kind === 'message' ? entry.role === 'user' || (entry.role === 'system' && !isDroppedCounts(entry.content)) : entry.role === 'assistant';
-        if (!applies) return null;
-        const elided = withoutReceipts(elideContent(entry, kind === 'message' ? messageElisionNote : replyElisionNote) ?? { item: entry, delta: 0 });
-        return elided.delta < 0 ? elided : null;
-      }
+/** The item with this kind of content elided, or null when the kind does not apply or saves nothing. */
+function elide<T extends Elidable>(item: T, kind: Kind, shape: Shape<T>): Elided<T> | null {
+  switch (kind) {
+    case 'result':
+      return item.role === 'tool' ? elideContent(item, elisionNote) : null;
+    case 'args': {
+      if (item.role !== 'assistant' || !item.toolCalls || item.toolCalls.length === 0) return null;
+      const toolCalls = elideArguments(item.toolCalls);
+      return toolCalls ? { item: { ...item, toolCalls: toolCalls.item }, delta: toolCalls.delta } : null;
     }
-  },
+    case 'message':
+    case 'reply': {
+      // A dropped-turns note is kept as it is: it is small, and a later compaction merges its counts.
+      const applies = kind === 'message' ? shape.messageRoles.includes(item.role) && shape.droppedCounts(item) === null : item.role === 'assistant';
+      if (!applies) return null;
+      // Receipts (a reply's send receipts) go with the text, even when the text is too short (or null) to shrink.
+      const elided = withoutReceipts(elideContent(item, kind === 'message' ? messageElisionNote : replyElisionNote) ?? { item, delta: 0 });
+      return elided.delta < 0 ? elided : null;
+    }
+  }
+}
+
+// ---- conversations ------------------------------------------------------------------------------
+
+const entryShape: Shape<ConversationEntry> = {
+  // Runtime notes are system entries here.
+  messageRoles: ['user', 'system'],
   isToolResult: (entry) => entry.role === 'tool',
   droppedCounts: (entry) => (entry.role === 'system' && isDroppedCounts(entry.content) ? entry.content : null),
   note: (counts, firstKept) => ({ role: 'system', content: droppedNoteContent(counts), turn: firstKept?.turn ?? 0 }),
@@ -300,21 +315,9 @@ export function compactConversation(conversation: ConversationEntry[], budget: n
 const DROPPED_NOTE_START = `${RUNTIME_NOTE_PREFIX}{"event":${JSON.stringify(DROPPED_EVENT)}`;
 
 const messageShape: Shape<ChatMessage> = {
-  elide(message, kind) {
-    switch (kind) {
-      case 'result':
-        return message.role === 'tool' ? elideContent(message, elisionNote) : null;
-      case 'args': {
-        if (message.role !== 'assistant' || !message.toolCalls || message.toolCalls.length === 0) return null;
-        const toolCalls = elideArguments(message.toolCalls);
-        return toolCalls ? { item: { ...message, toolCalls: toolCalls.item }, delta: toolCalls.delta } : null;
-      }
-      case 'message':
-        return message.role === 'user' && messageShape.droppedCounts(message) === null ? elideContent(message, messageElisionNote) : null;
-      case 'reply':
-        return message.role === 'assistant' ? elideContent(message, replyElisionNote) : null;
-    }
-  },
+  // Runtime notes are user messages in a prompt (renderRuntimeNote); a system message is the
+  // policy, which is pinned when it leads and is never elided anywhere else either.
+  messageRoles: ['user'],
   isToolResult: (message) => message.role === 'tool',
   droppedCounts(message) {
     if (message.role !== 'user' || !message.content.startsWith(DROPPED_NOTE_START)) return null;

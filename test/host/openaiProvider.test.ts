@@ -20,7 +20,8 @@ import {
   parseRetryAfter,
   type OpenAICompatibleConfig,
 } from '../../activities/providers/openaiCompatible';
-import { ScriptExhaustedError, createScriptedProvider, scriptedText, scriptedToolCalls } from '../../activities/providers/scriptedProvider';
+import { ScriptExhaustedError } from '../../activities/providers/scriptExhausted';
+import { createScriptedProvider, scriptedText, scriptedToolCalls } from '../support/scriptedProvider';
 import { ModelCallError, type ModelRequest, type ModelResponse, type ToolSpec } from '../../shared/model';
 
 interface Received {

@@ -357,6 +357,44 @@ describe('fitPrompt', () => {
   });
 });
 
+describe('one elision routine for prompts and conversations', () => {
+  // The two differ only where their items do: runtime notes are system entries in a conversation
+  // but user messages in a prompt, and only conversation entries carry send receipts.
+  test('a system entry is elided as a runtime note; a reply whose text cannot shrink still loses its receipts', () => {
+    const receipts: SendOutcome[] = Array.from({ length: 50 }, (_, i) => ({ ok: false, type: 'MemberUnavailable', message: big(100, `${i % 10}`) }));
+    const conversation: ConversationEntry[] = [
+      { role: 'system', content: big(3_000), turn: 1 },
+      { role: 'assistant', content: null, receipts, turn: 1 },
+      { role: 'user', content: 'next', turn: 2 },
+      { role: 'assistant', content: 'fine', turn: 2 },
+    ];
+    const compacted = compactConversation(conversation, 1_000);
+    expect(compacted).toEqual([
+      { role: 'system', content: messageElisionNote(3_000), turn: 1 },
+      { role: 'assistant', content: null, turn: 1 },
+      ...conversation.slice(2),
+    ]);
+    expectCompactionOf(conversation, compacted);
+  });
+
+  test('a system message after the leading one is never elided in a prompt: replies go first, then whole turns', () => {
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'p' },
+      { role: 'user', content: 'hi' },
+      { role: 'system', content: big(3_000, 's') },
+      { role: 'assistant', content: big(3_000, 'r') },
+      { role: 'user', content: 'next' },
+    ];
+    const fitted = fitPrompt(messages, 4_000);
+    expect(fitted).toEqual([...messages.slice(0, 3), { role: 'assistant', content: replyElisionNote(3_000) }, messages[4]]);
+    const tighter = fitPrompt(messages, 2_000);
+    expect(jsonBytes(tighter)).toBeLessThanOrEqual(2_000);
+    expect(tighter.filter((m) => m.role === 'system')).toEqual([messages[0]]);
+    expect(tighter.some((m) => m.content === messageElisionNote(3_000))).toBe(false);
+    expect(tighter.at(-1)).toBe(messages[4]);
+  });
+});
+
 describe('compactConversation', () => {
   test('a conversation within budget is returned as is', () => {
     const conversation: ConversationEntry[] = [{ role: 'user', content: 'hi', turn: 1 }];

@@ -14,7 +14,8 @@ import {
 } from '../../activities/modelCall';
 import type { CallModelInput } from '../../shared/contract';
 import { createScriptedModel } from '../../activities/providers/scriptedModel';
-import { createScriptedProvider, ScriptExhaustedError, scriptedText } from '../../activities/providers/scriptedProvider';
+import { ScriptExhaustedError } from '../../activities/providers/scriptExhausted';
+import { createScriptedProvider, scriptedText } from '../support/scriptedProvider';
 import { renderInboxMessage } from '../../shared/agent/transcript';
 import type { JsonValue } from '../../shared/json';
 import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../../shared/limits';

@@ -1,11 +1,12 @@
 /**
  * The README's layout tree matches the folders: every folder it lists exists, and every top-level
- * folder the repository tracks (dotfolders and node_modules aside) is listed. Tracked folders are
- * read from the git index in-process (versions 2 and 3; `git ls-files` otherwise).
+ * folder the repository tracks (dotfolders and node_modules aside) is listed. A unit test starts no
+ * process and needs no git checkout, so "tracked" is read from the file system: a folder holding a
+ * file that the root .gitignore does not ignore (git tracks no empty folder; build output is ignored).
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -27,26 +28,26 @@ export function layoutFolders(readme: string): string[] {
   return folders;
 }
 
-/** Paths in the git index (what git tracks, staged additions included). */
-function trackedPaths(): string[] {
-  const indexFile = path.join(ROOT, '.git', 'index');
-  if (fs.existsSync(indexFile) && fs.statSync(path.join(ROOT, '.git')).isDirectory()) {
-    const index = fs.readFileSync(indexFile);
-    const version = index.readUInt32BE(4);
-    if (index.toString('latin1', 0, 4) === 'DIRC' && (version === 2 || version === 3)) {
-      const paths: string[] = [];
-      let offset = 12;
-      for (let n = index.readUInt32BE(8); n > 0; n--) {
-        const flags = index.readUInt16BE(offset + 60);
-        const nameStart = offset + 62 + (version === 3 && flags & 0x4000 ? 2 : 0);
-        const nameEnd = index.indexOf(0, nameStart);
-        paths.push(index.toString('utf8', nameStart, nameEnd));
-        offset += Math.ceil((nameEnd - offset + 1) / 8) * 8;
-      }
-      return paths;
-    }
+/** Whether the folder holds a file git would track: one not ignored, in no ignored folder (a symbolic link is a file to git). */
+function holdsTrackableFile(rules: Ignore, folder: string): boolean {
+  for (const entry of fs.readdirSync(path.join(ROOT, folder), { withFileTypes: true })) {
+    const child = `${folder}/${entry.name}`;
+    const isDirectory = entry.isDirectory();
+    // `ignore` reads a trailing slash as "a folder", as git does.
+    if (rules.ignores(isDirectory ? `${child}/` : child)) continue;
+    if (!isDirectory || holdsTrackableFile(rules, child)) return true;
   }
-  return execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+  return false;
+}
+
+/** The top-level folders that hold a file git would track, dotfolders and node_modules aside: `shared/`, `test/`… */
+function trackedTopLevelFolders(): string[] {
+  const rules = ignore().add(fs.readFileSync(path.join(ROOT, '.gitignore'), 'utf8'));
+  return fs
+    .readdirSync(ROOT, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules')
+    .filter((entry) => !rules.ignores(`${entry.name}/`) && holdsTrackableFile(rules, entry.name))
+    .map((entry) => `${entry.name}/`);
 }
 
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -68,13 +69,22 @@ test('every folder the layout tree lists exists', () => {
   expect(missing).toEqual([]);
 });
 
+test('the .gitignore reading: folder rules match folders at any depth, globs match names, a rule with a slash matches from the root', () => {
+  const rules = ignore().add('# build output\nnode_modules/\n*.log\nbench/results/*.tmp\n/dist/\n\n');
+  expect(rules.ignores('node_modules/')).toBe(true);
+  expect(rules.ignores('cli/panel/node_modules/')).toBe(true);
+  expect(rules.ignores('node_modules')).toBe(false);
+  expect(rules.ignores('scripts/run.log')).toBe(true);
+  expect(rules.ignores('bench/results/a.tmp')).toBe(true);
+  expect(rules.ignores('bench/results/latest.md')).toBe(false);
+  expect(rules.ignores('bench/results/a/b.tmp')).toBe(false);
+  expect(rules.ignores('x/bench/results/a.tmp')).toBe(false);
+  expect(rules.ignores('dist/')).toBe(true);
+  expect(rules.ignores('test/dist/')).toBe(false);
+});
+
 test('every top-level folder the repository tracks is in the layout tree', () => {
-  const topLevel = new Set(
-    trackedPaths()
-      .filter((p) => p.includes('/'))
-      .map((p) => `${p.split('/')[0]}/`)
-      .filter((folder) => !folder.startsWith('.') && folder !== 'node_modules/'),
-  );
-  expect(topLevel.size).toBeGreaterThan(5);
-  expect([...topLevel].filter((folder) => !listed.includes(folder)).sort()).toEqual([]);
+  const topLevel = trackedTopLevelFolders();
+  expect(topLevel.length).toBeGreaterThan(5);
+  expect(topLevel.filter((folder) => !listed.includes(folder)).sort()).toEqual([]);
 });

@@ -1,6 +1,7 @@
 /**
- * The deterministic SCRIPTED model provider: a stand-in for a real model, for tests and demos, so
- * no model key or network is ever needed. It never looks at the clock, randomness or environment.
+ * The deterministic SCRIPTED model provider: a fixed-response stand-in for a real model, for tests
+ * only (the demo and the worker use activities/providers/scriptedModel.ts), so no model key or
+ * network is ever needed. It never looks at the clock, randomness or environment.
  *
  *   createScriptedProvider([step1, step2, ...])   call #n returns step n (or throws step n's error)
  *   createScriptedProvider((request, i) => ...)    every call's response is computed from the request
@@ -9,6 +10,7 @@
  * copies so callers cannot alter the script. Running past the end of the script throws
  * ScriptExhaustedError, which retrying cannot fix.
  */
+import { ScriptExhaustedError } from '../../activities/providers/scriptExhausted';
 import type { ModelCallOptions, ModelProvider, ModelRequest, ModelResponse } from '../../shared/model';
 import { modelResponseSchema } from '../../shared/model';
 
@@ -22,11 +24,6 @@ export interface ScriptedProvider extends ModelProvider {
   readonly calls: readonly ModelRequest[];
   /** Steps not yet used (Infinity for the function form). */
   readonly remaining: number;
-}
-
-export class ScriptExhaustedError extends Error {
-  override readonly name = 'ScriptExhaustedError';
-  readonly retryable = false;
 }
 
 /** Convenience: a plain text reply. */
