@@ -7,6 +7,10 @@
  */
 import { Client, Connection, WorkflowUpdateFailedError, WorkflowUpdateStage, isGrpcServiceError, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { workflowSpanSinks } from '../../worker/tracing';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/workflowBundle';
@@ -75,6 +79,9 @@ async function burstReport(teamId: string, runId: string, fromEvent: number) {
 /** Replays the Lead's history against the workflow code, as a restarted worker would: deferral must be deterministic. */
 async function replay(teamId: string, runId: string): Promise<void> {
   const recorded = await history.client.workflow.getHandle(teamId, runId).fetchHistory();
+  // A replay that fails leaves the history where a person can replay it again (test/host/replay.test.ts reads this form).
+  const kept = path.join(os.tmpdir(), `replay-${teamId}-${runId}.json`);
+  fs.writeFileSync(kept, JSON.stringify(historyToJSON(recorded)));
   await Worker.runReplayHistory(
     {
       workflowsPath: require.resolve('../../workflows'),
@@ -85,6 +92,7 @@ async function replay(teamId: string, runId: string): Promise<void> {
     recorded,
     teamId,
   );
+  fs.rmSync(kept);
 }
 
 test('64 concurrent listTasks on a board at its budget: 64 answered, 0 failed workflow tasks, in arrival order', async () => {
@@ -119,6 +127,8 @@ test('64 concurrent listTasks on a board at its budget: 64 answered, 0 failed wo
   // Arrival order: results complete in the order their Updates were accepted.
   expect(report.completedOrder).toEqual([...report.completedOrder].sort((a, b) => a - b));
   expect(await env.client.workflow.getHandle(team.teamId).describe()).toMatchObject({ status: { name: 'RUNNING' } });
+  // A worker that picks the Lead up after a restart replays the burst exactly.
+  await replay(team.teamId, runId);
 }, 300_000);
 
 test('a deferred read answers with the board as of its own completion', async () => {
@@ -438,6 +448,8 @@ test('64 lists amid rejected 240 kB requests filling the in-flight limit and who
   expect(report.completed).toBe(64);
   expect({ failedWorkflowTasks: chain.failedWorkflowTasks, terminated: chain.terminatedRuns }).toEqual({ failedWorkflowTasks: 0, terminated: 0 });
   expect(await handle.describe()).toMatchObject({ status: { name: 'RUNNING' } });
+  // The rejected requests left no trace in history, and the replay decides exactly as the run did.
+  await replay(team.teamId, runId);
 }, 300_000);
 
 /**

@@ -32,6 +32,9 @@ import { jsonBytes } from '../../shared/limits';
 /** Runs recorded before it replay without the budget: spreading items over tasks moves commands and Update completions. */
 export const COMPLETION_BUDGET_PATCH = 'completion-budget-v1';
 
+/** Runs recorded before it (under COMPLETION_BUDGET_PATCH) replay with their promise steps: see resultsInArrivalOrder. */
+export const ARRIVAL_ORDER_PATCH = 'completion-arrival-order-v1';
+
 interface Waiting {
   /** Measures the item as it would be sent now (a deferred read is produced again). */
   measure(): number;
@@ -40,6 +43,7 @@ interface Waiting {
 }
 
 let scheduler: CompletionScheduler<Waiting> | null = null;
+let arrivalOrder = false;
 let draining = false;
 /** Nudges sent whose refusal has not come back yet. */
 let nudgesInFlight = 0;
@@ -53,6 +57,7 @@ const activation = (): number => workflowInfo().historyLength;
 export function useCompletionBudget(): boolean {
   if (scheduler === null && patched(COMPLETION_BUDGET_PATCH)) {
     scheduler = new CompletionScheduler<Waiting>();
+    arrivalOrder = patched(ARRIVAL_ORDER_PATCH);
     // The server never delivers the workflow's own nudge; one sent by anyone else only costs a workflow task.
     setHandler(completionNudgeSignal, () => undefined);
   }
@@ -96,34 +101,64 @@ export function deliverResult<T>(result: T, reproduce?: () => T): T | Promise<T>
   return sent;
 }
 
+/** Where an accepted Update's result goes in runs that send results in arrival order (resultsInArrivalOrder). */
+export interface ResultSlot<T> {
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
 /**
- * True when a read accepted now waits whatever its size, because results wait before it (they go
- * in arrival order): then it is not produced now, only by the later task that sends it. Producing
- * it now as well would only cost time: 64 whole lists accepted in one activation are 64 board views
- * (about 100 ms each on a board at its budget), past the SDK's 5 s limit on one activation. No
- * patch: a read changes no state and issues no command, and the task that sends it produces it
- * again either way, so the commands and results are the same as when it was produced twice.
+ * True for runs that send results in arrival order (ARRIVAL_ORDER_PATCH). Their Update handlers
+ * return a promise that only this module settles, always with a plain value or error, never with
+ * another promise: then every result takes the same promise steps from here to the SDK, which
+ * sends it in the order it was settled. Before it, a result that waited took two promise steps
+ * more than one that did not (a promise resolved with a promise), so of two results sent from the
+ * same task, the one accepted later could leave first.
  */
-export function readMustWait(): boolean {
-  return scheduler !== null && scheduler.waitingCount > 0;
+export function resultsInArrivalOrder(): boolean {
+  return arrivalOrder;
 }
 
-/** A read that must wait (readMustWait): `produce` makes its result in the task that sends it. */
-export function deliverLater<T>(produce: () => T): Promise<T> {
-  if (scheduler === null) throw new Error('deliverLater needs the completion budget (readMustWait was false)');
-  const { waiting, sent } = waitingResult<T | undefined>(undefined, produce);
-  scheduler.wait(activation(), waiting);
-  drainLater();
-  return sent as Promise<T>;
+/**
+ * A result ready now (resultsInArrivalOrder runs): settled at once when nothing waits before it and
+ * it fits this completion; otherwise it waits, and the later task that admits it settles it.
+ * `reproduce`, for reads, produces it again as of that task.
+ */
+export function settleWithRoom<T>(slot: ResultSlot<T>, result: T, reproduce?: () => T): void {
+  const outcome = remeasured(result, reproduce);
+  if (scheduler!.offer(activation(), completionBytes(result), { measure: outcome.measure, admit: () => outcome.settle(slot) })) slot.resolve(result);
+  else drainLater();
 }
 
-/** A result as a waiting item: `measure` makes it again (reads) and sizes it, `sent` resolves with it once admitted. */
-function waitingResult<T>(result: T, reproduce?: () => T): { waiting: Waiting; sent: Promise<T> } {
+/**
+ * A read accepted now (resultsInArrivalOrder runs). When nothing waits it is produced now and goes
+ * or waits by its size. When results wait it waits behind them whatever its size, unproduced: the
+ * task that sends it produces it. Producing it now as well would only cost time: 64 whole lists
+ * accepted in one activation are 64 board views (about 100 ms each on a board at its budget), past
+ * the SDK's 5 s limit on one activation.
+ */
+export function settleRead<T>(slot: ResultSlot<T>, produce: () => T): void {
+  if (scheduler!.waitingCount > 0) {
+    const outcome = remeasured<T | undefined>(undefined, produce);
+    scheduler!.wait(activation(), { measure: outcome.measure, admit: () => outcome.settle(slot) });
+    drainLater();
+    return;
+  }
+  let result: T;
+  try {
+    result = produce();
+  } catch (error) {
+    slot.reject(error);
+    return;
+  }
+  settleWithRoom(slot, result, produce);
+}
+
+/** A result that may be produced again: `measure` (re)makes and sizes it, `settle` hands over what was made last. */
+function remeasured<T>(result: T, reproduce?: () => T): { measure: () => number; settle: (slot: ResultSlot<T>) => void } {
   let current = result;
   let failure: { error: unknown } | null = null;
-  let admit!: () => void;
-  const admitted = new Promise<void>((resolve) => (admit = resolve));
-  const waiting: Waiting = {
+  return {
     measure: () => {
       if (!reproduce) return completionBytes(current);
       try {
@@ -136,13 +171,22 @@ function waitingResult<T>(result: T, reproduce?: () => T): { waiting: Waiting; s
         return COMPLETION_ITEM_OVERHEAD_BYTES;
       }
     },
-    admit,
+    settle: (slot) => (failure ? slot.reject(failure.error) : slot.resolve(current)),
   };
+}
+
+/** A result as a waiting item in runs before ARRIVAL_ORDER_PATCH, with their promise steps: `sent` resolves with it once admitted. */
+function waitingResult<T>(result: T, reproduce?: () => T): { waiting: Waiting; sent: Promise<T> } {
+  const outcome = remeasured(result, reproduce);
+  let admit!: () => void;
+  const admitted = new Promise<void>((resolve) => (admit = resolve));
   const sent = admitted.then(() => {
-    if (failure) throw failure.error;
-    return current;
+    let settled!: { value: T } | { error: unknown };
+    outcome.settle({ resolve: (value) => (settled = { value }), reject: (error) => (settled = { error }) });
+    if ('error' in settled) throw settled.error;
+    return settled.value;
   });
-  return { waiting, sent };
+  return { waiting: { measure: outcome.measure, admit }, sent };
 }
 
 /**

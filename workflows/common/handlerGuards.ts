@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import type { IgnoredSignals } from '../../shared/signalPayloads';
 import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
 import { errorMessage } from '../../shared/errors';
-import { countAcceptedRequest, deliverLater, deliverResult, readMustWait } from './completionBudget';
+import { countAcceptedRequest, deliverResult, resultsInArrivalOrder, settleRead, settleWithRoom, type ResultSlot } from './completionBudget';
 export { noIgnoredSignals, type IgnoredSignals } from '../../shared/signalPayloads';
 
 /** What a handler did with a signal it parsed. */
@@ -66,7 +66,9 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
   /**
    * For reads, whose result can wait for a later workflow task (workflows/common/completionBudget.ts):
    * `admit` is the handler's work without the result (its checks and counts), `produce` the result
-   * alone. A read that waits is produced in the task that sends it: not now when it must wait.
+   * alone. In runs that send results in arrival order a read is synchronous and is not produced
+   * when it must wait, only by the task that sends it; before that, the handler ran and `produce`
+   * made it again when it waited.
    */
   read?: { admit: (...args: Args) => void; produce: (...args: Args) => Ret },
 ): void {
@@ -79,10 +81,7 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
         // The SDK echoes the accepted request in this task's completion.
         countAcceptedRequest(args);
         const again = read && ((): Ret => read.produce(...args));
-        if (read && readMustWait()) {
-          read.admit(...args);
-          return deliverLater(typedAgain(definition.name, again!));
-        }
+        if (resultsInArrivalOrder()) return inArrivalOrder(definition.name, () => handler(...args), read && (() => read.admit(...args)), again);
         const result = handler(...args);
         if (!(result instanceof Promise)) return deliver(result, again);
         return typeAsyncFailures
@@ -107,6 +106,38 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
       },
     },
   );
+}
+
+/**
+ * An accepted Update's result in a run that sends results in arrival order: one promise, settled
+ * with a plain value or a typed failure by the completion budget (resultsInArrivalOrder says why).
+ * A read (`admit` and `produce` given) is synchronous: admitted now, then produced now or by the
+ * task that sends it (settleRead). Anything else runs `handler` and waits for room once its result
+ * is ready.
+ */
+function inArrivalOrder<Ret>(updateName: string, handler: () => Ret | Promise<Ret>, admit?: () => void, produce?: () => Ret): Promise<Ret> {
+  return new Promise<Ret>((resolve, reject) => {
+    const slot: ResultSlot<Ret> = { resolve, reject: (error) => reject(typedFailure(error)) };
+    const ready = (value: Ret): void => {
+      try {
+        settleWithRoom(slot, withinBudget(updateName, value), produce && typedAgain(updateName, produce));
+      } catch (error) {
+        slot.reject(error);
+      }
+    };
+    try {
+      if (admit && produce) {
+        admit();
+        settleRead(slot, typedAgain(updateName, produce));
+        return;
+      }
+      const result = handler();
+      if (result instanceof Promise) result.then(ready, (error: unknown) => slot.reject(error));
+      else ready(result);
+    } catch (error) {
+      slot.reject(error);
+    }
+  });
 }
 
 /** A read's result made again in a later task, within its budget, failing only typed. */
