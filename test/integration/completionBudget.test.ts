@@ -81,7 +81,7 @@ async function replay(teamId: string, runId: string): Promise<void> {
   const recorded = await history.client.workflow.getHandle(teamId, runId).fetchHistory();
   // A replay that fails leaves the history where a person can replay it again (test/host/replay.test.ts reads this form).
   const kept = path.join(os.tmpdir(), `replay-${teamId}-${runId}.json`);
-  fs.writeFileSync(kept, JSON.stringify(historyToJSON(recorded)));
+  fs.writeFileSync(kept, historyToJSON(recorded));
   await Worker.runReplayHistory(
     {
       workflowsPath: require.resolve('../../workflows'),

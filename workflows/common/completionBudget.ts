@@ -3,16 +3,18 @@
  * Update results (guardedUpdate), command payloads (the outbound interceptor in workflows/interceptors.ts)
  * and the final result pass through here; what does not fit waits for a later workflow task.
  *
- * SDK 1.24 has no "yield to the next workflow task", so a waiting item is sent from a later activation:
- * `workflowInfo().historyLength` changes at every activation that carries new history (it is the
- * workflow task's started event id; queries do not change it), and a signal the workflow sends
- * itself (completionNudge) forces that activation when nothing else arrives. The server refuses a
- * signal to the sending workflow at once (SignalExternalWorkflowExecutionFailed, cause
+ * SDK 1.24 has no "yield to the next workflow task", so a waiting item is sent from a later activation,
+ * which a signal the workflow sends itself (completionNudge) forces. The server refuses a signal to
+ * the sending workflow at once (SignalExternalWorkflowExecutionFailed, cause
  * EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND: service/history/transfer_queue_active_task_executor.go),
- * and that event is the next workflow task, within milliseconds. A timer would force it too, but
- * the dev server fires a 1 ms timer about a second later (942 ms median, measured). Each forced
- * task costs five events (the signal initiated and failed, and the workflow task's three), shared
- * by the items it sends.
+ * and that event is the next workflow task, within milliseconds. Waiting items go in the activation
+ * that applies the refusal: its event is in history, so a replay sends them in the same task. (Not
+ * at "any new activation": one whose only jobs are Updates the validator rejected leaves no trace,
+ * and a replay has no such activation.) `workflowInfo().historyLength` names the activation for the
+ * scheduler (it is the workflow task's started event id; queries do not change it). A timer would
+ * force a task too, but the dev server fires a 1 ms timer about a second later (942 ms median,
+ * measured). Each forced task costs five events (the signal initiated and failed, and the workflow
+ * task's three), shared by the items it sends.
  *
  * Module state is per workflow: the SDK gives each workflow its own module instances.
  */
@@ -198,19 +200,31 @@ function drainLater(): void {
   draining = true;
   void CancellationScope.nonCancellable(async () => {
     while (scheduler !== null && scheduler.waitingCount > 0) {
-      const seen = activation();
-      nudge();
-      await condition(() => activation() !== seen);
+      if (arrivalOrder) {
+        // The activation that applies the nudge's refusal: its event is in history, so a replay steps here too.
+        await nudge();
+      } else {
+        // Runs before ARRIVAL_ORDER_PATCH step at any activation with a new history length. That
+        // includes one whose only jobs were Updates the validator rejected, which leave no trace:
+        // a replay has no such activation, so under a flood of rejected requests those runs can be
+        // non-deterministic (seen on the dev server and the cluster). Kept for their replay.
+        const seen = activation();
+        void nudge();
+        await condition(() => activation() !== seen);
+      }
       for (const item of scheduler.admitWaiting(activation(), (waiting) => waiting.measure())) item.admit();
     }
     draining = false;
   });
 }
 
-/** Forces a later workflow task: the server answers a signal to oneself at once, by failing it, which is all it is for. */
-function nudge(): void {
+/**
+ * Forces a later workflow task: the server answers a signal to oneself at once, by failing it,
+ * which is all it is for. Resolves in the activation that applies the refusal.
+ */
+function nudge(): Promise<void> {
   nudgesInFlight += 1;
-  getExternalWorkflowHandle(workflowInfo().workflowId)
+  return getExternalWorkflowHandle(workflowInfo().workflowId)
     .signal(completionNudgeSignal)
     .catch(() => undefined)
     .finally(() => void (nudgesInFlight -= 1));
