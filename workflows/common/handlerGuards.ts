@@ -120,7 +120,7 @@ function inArrivalOrder<Ret>(updateName: string, handler: () => Ret | Promise<Re
     const slot: ResultSlot<Ret> = { resolve, reject: (error) => reject(typedFailure(error)) };
     const ready = (value: Ret): void => {
       try {
-        settleWithRoom(slot, withinBudget(updateName, value), produce && typedAgain(updateName, produce));
+        settleWithRoom(slot, withinBudget(updateName, value));
       } catch (error) {
         slot.reject(error);
       }
