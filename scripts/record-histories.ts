@@ -19,6 +19,7 @@ import { answer, script, scriptText, send, think, tool } from '../activities/pro
 import { REAPER_WORKFLOW_TYPE, getTeammateStateQuery, type ReaperWorkflow } from '../shared/contract';
 import type { JsonValue } from '../shared/json';
 import { demoAgentPrompt, runDemoScenario, runDemoTeammates } from './demoScenario';
+import { SUGGEST_EARLY_DYNAMIC_CONFIG, runSuggestedRollover } from './suggestedRollover';
 
 const OUT = path.join(__dirname, '..', 'test', 'histories');
 
@@ -197,6 +198,35 @@ async function main(): Promise<void> {
     });
   } finally {
     await closeWorker();
+    await workerConnection.close();
+    await connection.close();
+    await server.stop();
+  }
+  await recordSuggestedRollover(version);
+}
+
+/**
+ * A rollover whose first suggestion came in a task of rejected Updates only (rollover-suggestion-traced-v1),
+ * on a server of its own that suggests continue-as-new early: its first run, which ends continued as new.
+ */
+async function recordSuggestedRollover(version: string): Promise<void> {
+  const server = await startDevServer({ uiPort: false, dynamicConfig: SUGGEST_EARLY_DYNAMIC_CONFIG });
+  const connection = await Connection.connect({ address: server.address });
+  const workerConnection = await NativeConnection.connect({ address: server.address });
+  const checkoutRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'record-histories-checkout-'));
+  const { worker, close } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue: 'record-histories', checkoutRoot });
+  try {
+    await worker.runUntil(async () => {
+      const client = new Client({ connection });
+      const team = await TeamClient.start(client, { teamId: `history-suggested-rollover-${version}`, taskQueue: 'record-histories' });
+      const outcome = await runSuggestedRollover(client, team);
+      if (outcome.runIdAfterRejection !== outcome.runId) throw new Error('the Lead rolled over in a task of rejected Updates only');
+      await team.dispose();
+      await team.handle().result();
+      save(server.address, team.teamId, `teamLead-suggested-rollover-${version}.json`, outcome.runId);
+    });
+  } finally {
+    await close();
     await workerConnection.close();
     await connection.close();
     await server.stop();

@@ -17,6 +17,7 @@ import { interceptors as openTelemetryInterceptors } from '@temporalio/intercept
 import { patched, type ActivateInput, type WorkflowInterceptors, type WorkflowInternalsInterceptor } from '@temporalio/workflow';
 import { TRACING_PATCH } from '../shared/tracing';
 import { completionBudgetOutbound } from './common/completionBudget';
+import { observeActivation, rolloverSuggestionInbound } from './common/rolloverSuggestion';
 
 type Intercept = (input: unknown, next: (input: unknown) => unknown) => unknown;
 
@@ -49,10 +50,12 @@ export const interceptors = (): WorkflowInterceptors => {
   const internals = gated(OpenTelemetryInternalsInterceptor.prototype, () => traced?.internals?.[0]);
   const activate: WorkflowInternalsInterceptor['activate'] = (input, next) => {
     decide(input);
+    observeActivation(input.activation);
     return next(input);
   };
   return {
-    inbound: [inbound],
+    // First, so the rollover suggestion is noted as an accepted Update's job begins (workflows/common/rolloverSuggestion.ts); it adds no promise step.
+    inbound: [rolloverSuggestionInbound, inbound],
     // The completion budget passes every command straight on unless a run turned it on (workflows/common/completionBudget.ts).
     outbound: [outbound, completionBudgetOutbound],
     internals: [{ ...(internals as WorkflowInternalsInterceptor), activate }],

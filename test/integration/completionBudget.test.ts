@@ -7,18 +7,12 @@
  */
 import { Client, Connection, WorkflowUpdateFailedError, WorkflowUpdateStage, isGrpcServiceError, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Worker } from '@temporalio/worker';
-import { workflowSpanSinks } from '../../worker/tracing';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/workflowBundle';
 import { claimTaskUpdate, getAgentStateQuery, getTeamViewQuery, listTasksPageUpdate, listTasksUpdate, promptLeadUpdate } from '../../shared/contract';
 import type { TaskView } from '../../shared/team';
 import { COMPLETION_BUDGET_BYTES } from '../../shared/completionBudget';
 import { jsonBytes } from '../../shared/limits';
 import { useClientAndWorker } from '../support/harness';
+import { replayRecorded } from '../support/replay';
 import { fillBoardToBudget } from '../support/largeBoard';
 import { chainReport } from '../support/adversarial';
 import { connectHistoryClient } from '../support/maxima';
@@ -77,23 +71,7 @@ async function burstReport(teamId: string, runId: string, fromEvent: number) {
 }
 
 /** Replays the Lead's history against the workflow code, as a restarted worker would: deferral must be deterministic. */
-async function replay(teamId: string, runId: string): Promise<void> {
-  const recorded = await history.client.workflow.getHandle(teamId, runId).fetchHistory();
-  // A replay that fails leaves the history where a person can replay it again (test/host/replay.test.ts reads this form).
-  const kept = path.join(os.tmpdir(), `replay-${teamId}-${runId}.json`);
-  fs.writeFileSync(kept, historyToJSON(recorded));
-  await Worker.runReplayHistory(
-    {
-      workflowsPath: require.resolve('../../workflows'),
-      bundlerOptions: { ignoreModules: [] },
-      interceptors: { workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES] },
-      sinks: workflowSpanSinks(null),
-    },
-    recorded,
-    teamId,
-  );
-  fs.rmSync(kept);
-}
+const replay = (teamId: string, runId: string): Promise<void> => replayRecorded(history.client, teamId, runId);
 
 test('64 concurrent listTasks on a board at its budget: 64 answered, 0 failed workflow tasks, in arrival order', async () => {
   const team = await newTeam(env.client, env.worker.taskQueue);

@@ -50,6 +50,7 @@ import { createMailbox } from './mailbox';
 import { createLeadOperations, type Gate } from './operations';
 import { createRoster } from './roster';
 import { completionBytes, roomToClose, useCompletionBudget } from '../common/completionBudget';
+import { continueAsNewSuggested, useTracedSuggestion } from '../common/rolloverSuggestion';
 import {
   CANCELLED_AFTER_DISPOSAL,
   CANCEL_IN_WIND_DOWN_PATCH,
@@ -66,6 +67,8 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   const cancelIsDisposal = patched(CANCEL_IS_DISPOSAL_PATCH);
   // Every workflow task's completion within its byte budget (runs recorded before it keep one completion per item).
   useCompletionBudget();
+  // The rollover suggestion as every replay sees it (runs recorded before it read workflowInfo()).
+  useTracedSuggestion();
   const shield = shieldFromCancel(cancelIsDisposal);
   let cancelRequested = false;
   if (cancelIsDisposal) whenCancelRequested(() => void (cancelRequested = true));
@@ -97,7 +100,7 @@ async function leadRun(
   let closingNow = false;
   // Evaluated in validators too, so an Update arriving in the same activation as the decision to
   // roll over is refused with a retriable TeamRollingOver instead of racing continue-as-new.
-  const closing = (): boolean => closingNow || run.disposeRequested || run.mustRollOver(workflowInfo().continueAsNewSuggested);
+  const closing = (): boolean => closingNow || run.disposeRequested || run.mustRollOver(continueAsNewSuggested());
   const gateClosed = (gate: Gate): boolean => (gate === 'team' ? closing() : gate === 'board' ? run.disposeRequested || run.pastHardUpdateCap() : false);
   const updateId = (): string => currentUpdateInfo()?.id ?? '';
 
@@ -204,7 +207,7 @@ async function leadRun(
   const agentLoop = agent.enabled ? leadAgent.run() : Promise.resolve();
   const notifier = mailbox.notifyWatchers();
 
-  await condition(() => run.disposeRequested || cancelRequested() || run.mustRollOver(workflowInfo().continueAsNewSuggested));
+  await condition(() => run.disposeRequested || cancelRequested() || run.mustRollOver(continueAsNewSuggested()));
   if (cancelRequested() && !run.disposeRequested) await disposeOnCancel(run, operations);
   closingNow = true;
   // A cancel request while the run winds down for continue-as-new (the Lead's turn may still run)

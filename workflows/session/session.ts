@@ -34,6 +34,7 @@ import { toolCallSummary } from '../../shared/webUi';
 import { MemberDetails } from '../common/currentDetails';
 import { keepSearchAttribute } from '../common/searchAttributes';
 import { AGENT_TEAM_PHASE, AGENT_TEAM_STATUS } from '../../shared/searchAttributes';
+import { continueAsNewSuggested, useTracedSuggestion } from '../common/rolloverSuggestion';
 
 /**
  * Every turn runs the agent loop. Histories recorded while the pre-agent-loop turn still existed
@@ -52,6 +53,7 @@ export interface SessionHooks {
 }
 
 export async function runSession(input: TeammateRunInput, hooks: SessionHooks): Promise<TeammateStateView> {
+  useTracedSuggestion();
   const mate = new SessionRun(input, hooks.role);
   const { teamId, name } = input.descriptor;
   const checkout = workTools(input.checkoutTaskQueue ?? workflowInfo().taskQueue);
@@ -121,9 +123,9 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
 
   try {
     for (;;) {
-      await condition(() => mate.hasPending() || mate.hasUnreportedSettlements() || mate.mustRollOver(workflowInfo().continueAsNewSuggested));
+      await condition(() => mate.hasPending() || mate.hasUnreportedSettlements() || mate.mustRollOver(continueAsNewSuggested()));
       // Roll over at a turn boundary, busy or not: pending messages travel in the carried inbox.
-      if (mate.mustRollOver(workflowInfo().continueAsNewSuggested)) break;
+      if (mate.mustRollOver(continueAsNewSuggested())) break;
       if (!mate.hasPending()) {
         // Relayed messages were dropped (duplicates, malformed): tell the Lead, which counts them as settled.
         await report('idle', mate.turns);
