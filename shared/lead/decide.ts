@@ -10,7 +10,7 @@ import type { LiveStatus } from '../contract';
 import type { InboxMessage } from '../inbox';
 import type { JsonValue } from '../json';
 import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../limits';
-import type { CommandContext, Decision, ProvisioningOutcome, TaskCommand, TaskDecision, TeamRejection, TeamRejectionType } from '../team';
+import type { Decision, ProvisioningOutcome, TeamRejection, TeamRejectionType } from '../team';
 import {
   LEAD,
   isTeamRejectionType,
@@ -19,7 +19,6 @@ import {
   decideSend,
   decideSpawn,
   decideStopped,
-  decideTaskCommand,
   isActingMember,
   isLivePhase,
   notFoundMessage,
@@ -41,10 +40,6 @@ const refuse = (type: TeamRejectionType, message: string): LeadDecision => ({ ok
 const fromTeam = (decision: Decision): LeadDecision => decision;
 
 // ---- board ---------------------------------------------------------------------------------
-
-export function decideTaskUpdate(state: LeadState, command: TaskCommand, ctx: CommandContext): TaskDecision {
-  return decideTaskCommand(state.team, command, ctx);
-}
 
 export function decideRead(state: LeadState, caller: string): LeadDecision {
   return isActingMember(state.team, caller) ? accept() : refuse('NotATeamMember', `"${caller}" is not an active member of Team ${state.team.teamId}`);

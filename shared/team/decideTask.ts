@@ -1,4 +1,5 @@
 import { own } from '../own';
+import { boardFullProblem } from './boardBudget';
 import type { CommandContext, TaskCommand } from './commands';
 import { findDependencyCycle } from './dependencies';
 import type { TeamEvent } from './events';
@@ -16,12 +17,25 @@ export type Decision = { ok: true; events: TeamEvent[] } | { ok: false; rejectio
 const accept = (...events: TeamEvent[]): Decision => ({ ok: true, events });
 const refuse = (rejection: TeamRejection): Decision => ({ ok: false, rejection });
 
+/** A task command's decision: the events, and the id of the task they change (a created task's new id). */
+export type TaskDecision = { ok: true; events: TeamEvent[]; taskId: number } | { ok: false; rejection: TeamRejection };
+
 /**
- * Decides a task command against the current state: the events to apply, or a typed rejection.
- * Checks run in a fixed order (membership, existence, tombstone, revision, authority, rules) so a
- * racing caller with a stale revision always sees TaskRevisionConflict with the current snapshot.
+ * Decides one task command against the current state, without applying it: the events to apply
+ * and the task they change, or a typed rejection. Checks run in a fixed order (membership,
+ * existence, tombstone, revision, authority, rules, then the board's byte budget) so a racing
+ * caller with a stale revision always sees TaskRevisionConflict with the current snapshot.
  */
-export function decideTask(state: TeamState, command: TaskCommand, ctx: CommandContext): Decision {
+export function decideTask(state: TeamState, command: TaskCommand, ctx: CommandContext): TaskDecision {
+  const decision = decideByRules(state, command, ctx);
+  if (!decision.ok) return decision;
+  const full = boardFullProblem(state, command, decision.events);
+  if (full) return { ok: false, rejection: reject('BoardFull', full) };
+  return { ok: true, events: decision.events, taskId: command.kind === 'createTask' ? state.nextTaskId : command.taskId };
+}
+
+/** The task rules alone: who may do what to which task, at which revision. */
+function decideByRules(state: TeamState, command: TaskCommand, ctx: CommandContext): Decision {
   if (!isActingMember(state, ctx.caller)) {
     return refuse(
       reject('NotATeamMember', `"${ctx.caller}" is not an active member of Team ${state.teamId}; only the Lead and live teammates act on the board`),

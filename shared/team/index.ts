@@ -1,5 +1,6 @@
 export * from './apply';
 export * from './commands';
+export * from './boardBudget';
 export * from './decideTask';
 export * from './dependencies';
 export * from './events';

@@ -22,8 +22,8 @@
  * A child that cannot be stopped fails disposal with DisposalFailed; admission stays closed and a
  * retry of disposeTeam stops what is left.
  */
-import { ApplicationFailure, condition } from '@temporalio/workflow';
-import { innermostMessage } from '../../shared/errors';
+import { ApplicationFailure, condition, patched } from '@temporalio/workflow';
+import { errorMessage, innermostMessage } from '../../shared/errors';
 import { DISPOSAL_FAILED } from '../../shared/failures';
 import { childrenToStop, decideCloseTeam, decideStop } from '../../shared/lead';
 import type { TeamView } from '../../shared/team';
@@ -34,10 +34,10 @@ import { keepSearchAttribute } from '../common/searchAttributes';
 import { AGENT_TEAM_PHASE } from '../../shared/searchAttributes';
 
 /**
- * Patch id of the disposal order above. Runs recorded before it (every history in test/histories/
- * ends with a disposal) replay the old order: cancel the Lead's turn, stop its subagents, then
- * close admission, await admitted operations and stop the roster's children (`roster.dispose`).
- * New runs record the marker and take the new order. Never rename or reuse it.
+ * Patch id of the disposal order above. Runs recorded before it replay the old order, kept below
+ * as it was, promise steps included: cancel the Lead's turn, stop its subagents, then close admission, await admitted
+ * operations and stop the roster's children. New runs record the marker and take the new order.
+ * Never rename or reuse it.
  */
 export const DISPOSE_CLOSES_ADMISSION_FIRST_PATCH = 'dispose-closes-admission-first-v1';
 
@@ -78,7 +78,7 @@ export function createDisposal(ctx: LeadContext, hooks: DisposalHooks) {
    * that accepts disposeTeam, so no spawn or send is admitted after it. A retry finds admission
    * closed already (no new event) and stops what is left.
    */
-  const dispose = (): Promise<TeamView> => {
+  const closeAdmissionFirst = (): Promise<TeamView> => {
     run.commit(decideCloseTeam(run.state, ctx.now()));
     run.disposing = true;
     run.disposalsInFlight += 1;
@@ -86,11 +86,32 @@ export function createDisposal(ctx: LeadContext, hooks: DisposalHooks) {
     return stopEverything();
   };
 
+  /** The old order's last part: close admission, await admitted spawns and sends, then stop every recorded child. */
+  const closeThenStopChildren = async (): Promise<TeamView> => {
+    run.commit(decideCloseTeam(run.state, ctx.now()));
+    await condition(() => run.operationsInFlight === 0);
+    const failures: string[] = [];
+    await stopRecordedChildren(ctx, failures, errorMessage);
+    throwIfDisposalFailed(failures);
+    run.disposeRequested = true;
+    return teamView(run.state.team, ctx.leadStatus());
+  };
+
+  /** The order of runs recorded before DISPOSE_CLOSES_ADMISSION_FIRST_PATCH. */
+  const inTheOldOrder = async (): Promise<TeamView> => {
+    hooks.cancelTurn();
+    await hooks.stopSubagents();
+    return closeThenStopChildren();
+  };
+
+  /** Disposes of the Team in the order the run recorded: called in the activation that accepts disposeTeam. */
+  const dispose = (): Promise<TeamView> => (patched(DISPOSE_CLOSES_ADMISSION_FIRST_PATCH) ? closeAdmissionFirst() : inTheOldOrder());
+
   return { dispose };
 }
 
 /** Stops every child the roster records (failed ones too), one at a time, marking each stopped; what cannot be stopped is added to `failures`. */
-export async function stopRecordedChildren(ctx: LeadContext, failures: string[], reason: (error: unknown) => string): Promise<void> {
+async function stopRecordedChildren(ctx: LeadContext, failures: string[], reason: (error: unknown) => string): Promise<void> {
   for (const record of childrenToStop(ctx.run.state)) {
     try {
       await control.stopTeammate({ workflowId: record.workflowId });
@@ -102,7 +123,7 @@ export async function stopRecordedChildren(ctx: LeadContext, failures: string[],
 }
 
 /** DisposalFailed naming everything that could not be stopped: admission stays closed and a retry completes. */
-export function throwIfDisposalFailed(failures: readonly string[]): void {
+function throwIfDisposalFailed(failures: readonly string[]): void {
   if (failures.length === 0) return;
   throw ApplicationFailure.create({
     type: DISPOSAL_FAILED,

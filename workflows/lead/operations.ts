@@ -5,7 +5,6 @@
  * same way, and produces the same history.
  */
 import type { UpdateDefinition } from '@temporalio/common';
-import { patched } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
 import type { InboxAcceptance } from '../../shared/contract';
 import { rollingOverFailure } from '../../shared/failures';
@@ -15,7 +14,6 @@ import {
   decidePrompt,
   decideRead,
   decideReadTask,
-  decideTaskUpdate,
   parsePrompt,
   parseTaskCommand,
   parseWith,
@@ -23,10 +21,10 @@ import {
 } from '../../shared/lead';
 import { own } from '../../shared/own';
 import type { TaskCommandKind } from '../../shared/team';
-import { LEAD, boardPage, mutationResult, taskKey, taskView, teamView } from '../../shared/team';
+import { LEAD, boardPage, decideTask, mutationResult, taskKey, taskView, teamView } from '../../shared/team';
 import { callerOnlySchema, listTasksPageRequestSchema, readTaskRequestSchema } from '../../shared/team/requestSchemas';
 import type { LeadContext } from './context';
-import { DISPOSE_CLOSES_ADMISSION_FIRST_PATCH, createDisposal } from './disposal';
+import { createDisposal } from './disposal';
 import type { Mailbox } from './mailbox';
 import type { Roster } from './roster';
 
@@ -83,10 +81,12 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
     perform,
   });
 
+  // The handler decides again rather than take the validator's verdict: a replay runs no validator,
+  // so the handler must derive its events from the state alone (docs/development.md).
   const taskOperation = (kind: TaskCommandKind, definition: { name: string }): LeadOperation => {
     const decide = (request: unknown) => {
       const { caller, command } = parseTaskCommand(kind, request);
-      return decideTaskUpdate(run.state, command, { caller, now: ctx.now() });
+      return decideTask(run.state.team, command, { caller, now: ctx.now() });
     };
     return op(
       definition,
@@ -114,12 +114,6 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
   };
 
   const disposal = createDisposal(ctx, agent);
-  /** The order of runs recorded before DISPOSE_CLOSES_ADMISSION_FIRST_PATCH; kept as it was, promise steps included. */
-  const disposeInTheOldOrder = async () => {
-    agent.cancelTurn();
-    await agent.stopSubagents();
-    return roster.dispose();
-  };
 
   const operations: LeadOperation[] = [
     taskOperation('createTask', contract.createTaskUpdate),
@@ -218,10 +212,9 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
       'never',
       false,
       (request) => run.require(decideLeadOnly(parseWith('disposeTeam', callerOnlySchema, request).caller, 'disposeTeam')),
-      // Closes admission in the activation that accepts it, then aborts what can be aborted (disposal.ts).
-      // Runs recorded before the patch replay the old order: cancel the turn, stop the subagents, then
-      // roster.dispose() (close admission, await admitted operations, stop the children).
-      () => (patched(DISPOSE_CLOSES_ADMISSION_FIRST_PATCH) ? disposal.dispose() : disposeInTheOldOrder()),
+      // Closes admission in the activation that accepts it, then aborts what can be aborted; runs
+      // recorded before that order replay theirs (both in disposal.ts).
+      () => disposal.dispose(),
       false,
     ),
   ];

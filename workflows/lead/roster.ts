@@ -4,31 +4,20 @@
  * disposing of the Team. The decisions are the pure core's (shared/lead/decide.ts).
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ApplicationFailure, condition, getExternalWorkflowHandle, isCancellation, log } from '@temporalio/workflow';
+import { ApplicationFailure, getExternalWorkflowHandle, isCancellation, log } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
 import type { InterruptResult, ReconcileOutcome, SpawnTeammateResult, TeammateDescriptor } from '../../shared/contract';
 import { errorMessage, innermostMessage } from '../../shared/errors';
 import { PROVISIONING_CONFLICT, rejectionFailure } from '../../shared/failures';
 import type { InboxMessage } from '../../shared/inbox';
-import {
-  decideCloseTeam,
-  decideInterrupt,
-  decideSettle,
-  decideSpawnTeammate,
-  decideStop,
-  messageBytes,
-  parseSpawn,
-  parseWith,
-  unsettledProvisioning,
-} from '../../shared/lead';
+import { decideInterrupt, decideSettle, decideSpawnTeammate, decideStop, messageBytes, parseSpawn, parseWith, unsettledProvisioning } from '../../shared/lead';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
 import { own } from '../../shared/own';
-import type { MemberRecord, TeamView } from '../../shared/team';
-import { LEAD, reject, teamView } from '../../shared/team';
+import type { MemberRecord } from '../../shared/team';
+import { LEAD, reject } from '../../shared/team';
 import { interruptRequestSchema } from '../../shared/team/requestSchemas';
 import { control, memberSearchAttributes, startSessionChild } from './children';
 import type { LeadContext } from './context';
-import { stopRecordedChildren, throwIfDisposalFailed } from './disposal';
 
 /**
  * What a reconciliation that exhausted its retries settles: the record fails with the reason, and the
@@ -170,17 +159,6 @@ export function createRoster(ctx: LeadContext) {
     return { name, statusAtInterrupt };
   };
 
-  /** Closes admission, awaits admitted spawns and sends, then stops every recorded child until it has exited. */
-  const dispose = async (): Promise<TeamView> => {
-    run.commit(decideCloseTeam(run.state, ctx.now()));
-    await condition(() => run.operationsInFlight === 0);
-    const failures: string[] = [];
-    await stopRecordedChildren(ctx, failures, errorMessage);
-    throwIfDisposalFailed(failures);
-    run.disposeRequested = true;
-    return teamView(run.state.team, ctx.leadStatus());
-  };
-
   let exitsInFlight = 0;
   /**
    * A live member reported that it exited without the Lead stopping it (an operator cancelled it).
@@ -209,7 +187,6 @@ export function createRoster(ctx: LeadContext) {
     recoverProvisioning,
     checkInterrupt,
     interrupt,
-    dispose,
     member,
     stopChild: (workflowId: string) => control.stopTeammate({ workflowId }),
   };
