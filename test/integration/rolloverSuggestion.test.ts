@@ -7,14 +7,12 @@
  * rollover-suggestion-traced-v1 did) made a history that no replay reproduces. It must roll over at
  * the next task that leaves a trace instead, and its history must replay.
  */
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 import { TeamClient } from '../../client/teamClient';
 import { startDevServer, type DevServer } from '../../scripts/devServer';
-import { createTeamWorker } from '../../worker/createWorker';
 import { SUGGEST_EARLY_DYNAMIC_CONFIG, runSuggestedRollover } from '../../scripts/suggestedRollover';
 import { replayRecorded } from '../support/replay';
-import { eventKind, tempCheckout, uniqueId } from '../support/temporal';
+import { eventKind, uniqueId, workerAndClientOn } from '../support/temporal';
 
 let server: DevServer;
 let client: Client;
@@ -23,17 +21,10 @@ const taskQueue = uniqueId('suggest');
 
 beforeAll(async () => {
   server = await startDevServer({ uiPort: false, dynamicConfig: SUGGEST_EARLY_DYNAMIC_CONFIG });
-  const workerConnection = await NativeConnection.connect({ address: server.address });
-  const { worker, close } = await createTeamWorker({ connection: workerConnection, address: server.address, taskQueue, checkoutRoot: tempCheckout() });
-  const running = worker.run();
-  const connection = await Connection.connect({ address: server.address });
-  client = new Client({ connection });
+  const own = await workerAndClientOn(server.address, taskQueue);
+  client = own.client;
   closeAll = async () => {
-    worker.shutdown();
-    await running;
-    await close();
-    await workerConnection.close();
-    await connection.close();
+    await own.close();
     await server.stop();
   };
 }, 120_000);

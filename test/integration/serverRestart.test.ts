@@ -6,30 +6,18 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import { TeamClient } from '../../client/teamClient';
 import { freePort, startDevServer, type DevServer } from '../../scripts/devServer';
-import { createTeamWorker } from '../../worker/createWorker';
 import { getTeammateStateQuery } from '../../shared/contract';
 import { teammateWorkflowId } from '../../shared/team';
 import { eventually, runningWorkflowsOfTeam } from '../support/teams';
-import { tempCheckout } from '../support/temporal';
+import { workerAndClientOn } from '../support/temporal';
 
 test('the Team survives the server being killed and restarted on its persistent database', async () => {
   const dbFilename = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'restart-')), 'temporal.sqlite');
   const port = await freePort();
   let server: DevServer = await startDevServer({ dbFilename, port, uiPort: false });
-  const workerConnection = await NativeConnection.connect({ address: server.address });
-  const { worker, close } = await createTeamWorker({
-    connection: workerConnection,
-    address: server.address,
-    taskQueue: 'restart',
-    checkoutRoot: tempCheckout(),
-  });
-  const running = worker.run();
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection });
+  const { client, close } = await workerAndClientOn(server.address, 'restart');
   try {
     const team = await TeamClient.start(client, { teamId: 'restart-team', taskQueue: 'restart' });
     await team.spawnTeammate({ name: 'keeper', message: 'start' });
@@ -60,11 +48,7 @@ test('the Team survives the server being killed and restarted on its persistent 
     await team.dispose();
     expect(await runningWorkflowsOfTeam(client, team.teamId)).toEqual([]);
   } finally {
-    worker.shutdown();
-    await running;
     await close();
-    await workerConnection.close();
-    await connection.close();
     await server.stop();
   }
 });

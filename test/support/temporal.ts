@@ -115,3 +115,24 @@ export async function durableEventsSince(client: Client, workflowId: string, fro
 export function eventKind(event: object): string {
   return Object.keys(event).find((key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key] != null) ?? 'unknown';
 }
+
+/**
+ * A Team worker (fresh checkout) and a client on a dev server the test started itself, rather than
+ * the one globalSetup starts. `close` stops the worker and both connections, not the server.
+ */
+export async function workerAndClientOn(serverAddress: string, taskQueue: string): Promise<{ client: Client; close: () => Promise<void> }> {
+  const workerConnection = await NativeConnection.connect({ address: serverAddress });
+  const { worker, close } = await createTeamWorker({ connection: workerConnection, address: serverAddress, taskQueue, checkoutRoot: tempCheckout() });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: serverAddress });
+  return {
+    client: new Client({ connection }),
+    close: async () => {
+      worker.shutdown();
+      await running;
+      await close();
+      await workerConnection.close();
+      await connection.close();
+    },
+  };
+}
