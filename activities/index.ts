@@ -2,7 +2,7 @@
  * Activities, built by a factory over their dependencies (a Temporal client), so workflows import
  * only their types.
  */
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client';
 import { TeamClient } from '../client/teamClient';
 import type { ReconcileOutcome, ReconcileTeammateInput, RunTeamToolInput, TeamActivities } from '../shared/contract';
@@ -11,6 +11,7 @@ import { runTeamToolCall } from '../shared/agent/dispatch';
 import type { DispatchResult } from '../shared/agent/loop';
 import { errorMessage } from '../shared/errors';
 import { descriptorProblem } from '../shared/session/descriptor';
+import { memberNameProblem } from '../shared/team/roster';
 
 /** temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING (the proto package is not a dependency here). */
 const WORKFLOW_EXECUTION_STATUS_RUNNING = 1;
@@ -78,6 +79,7 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
      * It heartbeats while a wait_agent blocks, and gives up promptly when the turn is cancelled.
      */
     async runTeamTool(input: RunTeamToolInput): Promise<DispatchResult> {
+      assertTeammateCaller(input.caller);
       const ctx = Context.current();
       // A refused tool call shows in the Team's views (one reportRejection signal on the Lead).
       const team = TeamClient.attach(client, input.teamId, input.caller).reportingRejections();
@@ -157,4 +159,15 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
       }
     },
   };
+}
+
+/**
+ * runTeamTool acts for a teammate, and only under a teammate's name: never as "lead" or the
+ * operator ("@operator"), whatever reached its input. The session workflow fills the caller in from
+ * its own identity, so this never trips in a working deployment; it keeps the Lead's authority out
+ * of reach of every teammate activity by construction, not by the workflow's good behaviour.
+ */
+export function assertTeammateCaller(caller: string): void {
+  const problem = memberNameProblem(caller);
+  if (problem) throw ApplicationFailure.nonRetryable(`runTeamTool acts only under a teammate's own name: ${problem}`, 'InvalidCaller');
 }

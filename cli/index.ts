@@ -16,7 +16,7 @@ import { runBefore } from '../client/deadlines';
 import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TEAM_CALL_TIMED_OUT, TeamCallTimedOut, TeamClient, healthAdvice } from '../client/teamClient';
 import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAgentOptions, type LeadAgentView, type ProfileName } from '../shared/contract';
 import type { JsonValue } from '../shared/json';
-import { LEAD, type TaskMutationResult, type TaskStatus } from '../shared/team';
+import { LEAD, OPERATOR, type TaskMutationResult, type TaskStatus } from '../shared/team';
 import { terminalJson, terminalText } from '../shared/inertText';
 import {
   formatAgentView,
@@ -53,7 +53,7 @@ const program = new Command()
   .description('Durable Agent Teams on Temporal: start, drive and inspect Teams')
   .option('--address <host:port>', 'Temporal frontend (default: $TEMPORAL_ADDRESS, the $TEMPORAL_PROFILE profile, or localhost:7233)')
   .option('--namespace <name>', 'namespace (default: $TEMPORAL_NAMESPACE, the $TEMPORAL_PROFILE profile, or default)')
-  .option('--as <member>', 'act as this member (the operator is the Lead)', LEAD)
+  .option('--as <caller>', `act as this caller: a teammate's name, "${LEAD}" to act as the Lead, or the operator (a person, the default)`, OPERATOR)
   .option('--json', 'print JSON instead of tables')
   .option(
     '--timeout <seconds>',

@@ -15,6 +15,7 @@ import { isIP, type AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { TeamClient } from '../../client/teamClient';
 import { TeamViewCarrier, type CarriedFrame } from '../../client/teamViewCarrier';
+import { OPERATOR } from '../../shared/contract/callers';
 import { errorMessage } from '../../shared/errors';
 import { MAX_ID_LENGTH } from '../../shared/limits';
 import { panelScript } from './browserScript';
@@ -144,7 +145,8 @@ export async function startPanel(options: PanelOptions): Promise<Panel> {
   const carrierFor = (teamId: string): TeamViewCarrier => {
     let carrier = carriers.get(teamId);
     if (!carrier) {
-      carrier = new TeamViewCarrier(TeamClient.attach(options.client, teamId), { waitSliceMs: options.waitSliceMs ?? DEFAULT_WAIT_SLICE_MS });
+      // The panel is a person's view: its waits are the operator's, never the Lead's.
+      carrier = new TeamViewCarrier(TeamClient.attach(options.client, teamId, OPERATOR), { waitSliceMs: options.waitSliceMs ?? DEFAULT_WAIT_SLICE_MS });
       carriers.set(teamId, carrier);
     }
     return carrier;

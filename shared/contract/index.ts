@@ -1,6 +1,7 @@
 /**
  * The public wire contract: what a client, a parent workflow or an operator may rely on. Every
  * Update, Signal and Query is named exactly like its wire name; the docs document each.
+ *  - callers.ts: who acts (the Lead, the operator) and which callers carry the Lead's authority;
  *  - lead.ts: what the Lead workflow handles (task, roster, mailbox, wait, agent Updates; its
  *    Signals and Queries), with their payloads, the Lead's input and result;
  *  - session.ts: what teammate and subagent workflows handle, their input, view and memo descriptor;
@@ -10,6 +11,7 @@
  * Continue-as-new carried state is internal and lives elsewhere (shared/lead/carried.ts,
  * shared/session/carried.ts).
  */
+export * from './callers';
 export * from './agent';
 export * from './lead';
 export * from './session';

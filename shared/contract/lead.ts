@@ -32,9 +32,11 @@ import type { ListTasksPageRequest } from '../team/requestSchemas';
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView } from './agent';
 
 /**
- * Attribution: `caller` names the acting member ("lead" or a teammate name). It is filled in by
- * the calling runtime (the CLI/SDK operator acts as "lead"; a teammate's runtime derives its name
- * from its own reserved workflow id), never taken from model-written tool input.
+ * Attribution: `caller` names who acts (callers.ts): the operator ("@operator", a person: the CLI,
+ * the panel, a TeamClient created as the operator), the Lead ("lead": the Lead agent's own tools,
+ * or a caller acting as the Lead) or a teammate's name. It is filled in by the calling runtime (a
+ * teammate's runtime derives its name from its own reserved workflow id), never taken from
+ * model-written tool input. The wire carries no proof of it: see docs/security.md.
  */
 export interface Attributed {
   caller: string;
@@ -158,7 +160,7 @@ export const unwatchEdgesSignal = defineSignal<[{ name: string; waitId: string }
 export const reportMemberStatusSignal = defineSignal<[MemberStatusReport]>('reportMemberStatus');
 
 export interface RejectionReport {
-  /** The member whose operation was refused ("lead" for the operator). */
+  /** Who was refused: "@operator", "lead" or a teammate name. */
   caller: string;
   /** The Update's name (claimTask, sendMessage, ...). */
   operation: string;

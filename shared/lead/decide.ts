@@ -13,14 +13,15 @@ import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, json
 import type { Decision, ProvisioningOutcome, TeamRejection, TeamRejectionType } from '../team';
 import {
   LEAD,
+  hasLeadAuthority,
   isTeamRejectionType,
   decideCloseAdmission,
   decideProvisioningOutcome,
   decideSend,
   decideSpawn,
   decideStopped,
-  isActingMember,
   isLivePhase,
+  mayAct,
   notFoundMessage,
   reject,
   taskKey,
@@ -42,7 +43,7 @@ const fromTeam = (decision: Decision): LeadDecision => decision;
 // ---- board ---------------------------------------------------------------------------------
 
 export function decideRead(state: LeadState, caller: string): LeadDecision {
-  return isActingMember(state.team, caller) ? accept() : refuse('NotATeamMember', `"${caller}" is not an active member of Team ${state.team.teamId}`);
+  return mayAct(state.team, caller) ? accept() : refuse('NotATeamMember', `"${caller}" is not an active member of Team ${state.team.teamId}`);
 }
 
 export function decideReadTask(state: LeadState, request: { caller: string; taskId: number }): LeadDecision {
@@ -121,9 +122,9 @@ export function receiveForLead(message: InboxMessage): LeadEvent[] {
   return [{ type: 'leadMailReceived', message }];
 }
 
-/** promptLead: the operator, as the Lead, and only for a Team whose Lead runs an agent. */
+/** promptLead: the operator (or a caller acting as the Lead), and only for a Team whose Lead runs an agent. */
 export function decidePrompt(state: LeadState, request: PromptRequest, agentEnabled: boolean): LeadDecision {
-  if (request.caller !== LEAD) return refuse('LeadOnly', 'only the Lead (its operator) prompts the Lead agent');
+  if (!hasLeadAuthority(request.caller)) return refuse('LeadOnly', 'only the operator (or the Lead) prompts the Lead agent');
   if (!agentEnabled) {
     return refuse(
       'AgentNotEnabled',
@@ -144,8 +145,8 @@ export function decideStatusReport(
 }
 
 /**
- * A refused operation as its caller reported it: kept when the caller is the Lead or on the
- * roster, the operation is one of the Lead's Updates and the type one of the Team's rejections.
+ * A refused operation as its caller reported it: kept when the caller is the operator, the Lead or
+ * on the roster, the operation is one of the Lead's Updates and the type one of the Team's rejections.
  */
 export function decideRejectionReport(
   state: LeadState,
@@ -153,7 +154,7 @@ export function decideRejectionReport(
   operations: ReadonlySet<string>,
   at: string,
 ): SignalDecision {
-  if (report.caller !== LEAD && !own(state.team.members, report.caller)) return { ok: false, ignored: 'nonMember' };
+  if (!hasLeadAuthority(report.caller) && !own(state.team.members, report.caller)) return { ok: false, ignored: 'nonMember' };
   if (!operations.has(report.operation) || !isTeamRejectionType(report.type)) return { ok: false, ignored: 'unknownKey' };
   return { ok: true, events: [{ type: 'operationRejected', failure: { ...report, at } }] };
 }
@@ -171,7 +172,7 @@ export function decideUnwatch(state: LeadState, name: string, waitId: string): S
 }
 
 export function decideInterrupt(state: LeadState, request: { caller: string; name: string }): LeadDecision {
-  if (request.caller !== LEAD) return refuse('LeadOnly', 'only the Lead interrupts teammates');
+  if (!hasLeadAuthority(request.caller)) return refuse('LeadOnly', 'only the Lead (or the operator) interrupts teammates');
   const member = own(state.team.members, request.name);
   if (!member) return refuse('UnknownMember', `there is no teammate "${request.name}"`);
   if (!isLivePhase(member.phase)) return refuse('UnknownMember', `teammate "${request.name}" is ${member.phase}`);
@@ -179,7 +180,7 @@ export function decideInterrupt(state: LeadState, request: { caller: string; nam
 }
 
 export function decideLeadOnly(caller: string, updateName: string): LeadDecision {
-  return caller === LEAD ? accept() : refuse('LeadOnly', `only the Lead may call ${updateName}`);
+  return hasLeadAuthority(caller) ? accept() : refuse('LeadOnly', `only the Lead (or the operator) may call ${updateName}`);
 }
 
 function sum(values: readonly number[]): number {

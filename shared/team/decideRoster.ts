@@ -3,9 +3,9 @@ import type { Decision } from './decideTask';
 import type { TeamEvent } from './events';
 import { reject } from './rejections';
 import type { MemberContext } from './roster';
-import { LEAD, isLivePhase, memberNameProblem, teammateWorkflowId } from './roster';
+import { LEAD, hasLeadAuthority, isLivePhase, memberNameProblem, teammateWorkflowId } from './roster';
 import type { TeamState } from './state';
-import { isActingMember } from './state';
+import { mayAct } from './state';
 
 const refuse = (type: Parameters<typeof reject>[0], message: string): Decision => ({ ok: false, rejection: reject(type, message) });
 const accept = (...events: TeamEvent[]): Decision => ({ ok: true, events });
@@ -21,7 +21,7 @@ export interface SpawnCommand {
  * never reused, also after failure; failed records keep their roster slot.
  */
 export function decideSpawn(state: TeamState, command: SpawnCommand, ctx: { caller: string; now: string }): Decision {
-  if (ctx.caller !== LEAD) return refuse('LeadOnly', 'only the Lead creates teammates');
+  if (!hasLeadAuthority(ctx.caller)) return refuse('LeadOnly', 'only the Lead (or the operator) creates teammates');
   if (state.admission === 'closed') return refuse('TeamAdmissionClosed', `Team ${state.teamId} is being disposed; no new teammates`);
   const problem = memberNameProblem(command.name);
   if (problem) return refuse('InvalidMemberName', problem);
@@ -67,10 +67,10 @@ export function decideStopped(state: TeamState, name: string, now: string): Deci
   return accept({ type: 'memberStopped', name, at: now });
 }
 
-/** Who may send to whom: any acting member to the Lead or any live teammate, while admission is open. */
+/** Who may send to whom: the operator or any acting member, to the Lead or any live teammate, while admission is open. */
 export function decideSend(state: TeamState, from: string, to: string): Decision {
   if (state.admission === 'closed') return refuse('TeamAdmissionClosed', `Team ${state.teamId} is being disposed; sends are no longer accepted`);
-  if (!isActingMember(state, from)) return refuse('NotATeamMember', `"${from}" is not an active member of Team ${state.teamId}`);
+  if (!mayAct(state, from)) return refuse('NotATeamMember', `"${from}" is not an active member of Team ${state.teamId}`);
   if (to === LEAD) return accept();
   const target = own(state.members, to);
   if (!target) return refuse('UnknownMember', `there is no teammate "${to}"; read the roster for valid names`);

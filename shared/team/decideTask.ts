@@ -5,9 +5,9 @@ import { findDependencyCycle } from './dependencies';
 import type { TeamEvent } from './events';
 import type { TeamRejection } from './rejections';
 import { reject } from './rejections';
-import { LEAD } from './roster';
+import { OPERATOR, hasLeadAuthority } from './roster';
 import type { TeamState } from './state';
-import { isActingMember } from './state';
+import { isActingMember, mayAct } from './state';
 import type { TaskSnapshot } from './task';
 import { isTransitionAllowed, taskKey } from './task';
 import { normalizeWriteScopes } from './writeScopes';
@@ -36,9 +36,12 @@ export function decideTask(state: TeamState, command: TaskCommand, ctx: CommandC
 
 /** The task rules alone: who may do what to which task, at which revision. */
 function decideByRules(state: TeamState, command: TaskCommand, ctx: CommandContext): Decision {
-  if (!isActingMember(state, ctx.caller)) {
+  if (!mayAct(state, ctx.caller)) {
     return refuse(
-      reject('NotATeamMember', `"${ctx.caller}" is not an active member of Team ${state.teamId}; only the Lead and live teammates act on the board`),
+      reject(
+        'NotATeamMember',
+        `"${ctx.caller}" is not an active member of Team ${state.teamId}; only the operator, the Lead and live teammates act on the board`,
+      ),
     );
   }
   if (command.kind === 'createTask') return decideCreate(state, command, ctx);
@@ -57,7 +60,7 @@ function decideByRules(state: TeamState, command: TaskCommand, ctx: CommandConte
       ),
     );
   }
-  const isLead = ctx.caller === LEAD;
+  const isLead = hasLeadAuthority(ctx.caller);
   const isOwnerOrLead = isLead || task.owner === ctx.caller;
   const notOwner = (): Decision =>
     refuse(reject('TaskAuthorityViolation', `only the owner (${task.owner ?? 'none'}) or the Lead may ${command.kind} task ${task.id}`, { currentTask: task }));
@@ -88,6 +91,14 @@ function decideByRules(state: TeamState, command: TaskCommand, ctx: CommandConte
     case 'claimTask': {
       const blocker = readinessProblem(state, task);
       if (blocker) return refuse(reject('TaskNotReady', `task ${task.id} cannot be claimed: ${blocker}`, { currentTask: task }));
+      // An owner is someone on the roster who does the work; the operator directs it instead.
+      if (ctx.caller === OPERATOR) {
+        return refuse(
+          reject('NotATeamMember', `the operator owns no tasks: assign task ${task.id} to the Lead or a teammate (assignTask), or claim it as one of them`, {
+            currentTask: task,
+          }),
+        );
+      }
       return accept({ type: 'taskClaimed', taskId: task.id, owner: ctx.caller, at: ctx.now });
     }
     case 'assignTask': {

@@ -1,6 +1,7 @@
 /** Roster rules that need no state: member names and phases. */
+import { LEAD } from '../contract/callers';
 
-export const LEAD = 'lead';
+export { LEAD, OPERATOR, hasLeadAuthority } from '../contract/callers';
 export const DEFAULT_MAX_MEMBERS = 8;
 export const MAX_MEMBER_NAME_LENGTH = 40;
 const MEMBER_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;

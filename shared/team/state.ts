@@ -1,6 +1,6 @@
 import { own } from '../own';
 import type { MemberRecord } from './roster';
-import { DEFAULT_MAX_MEMBERS, LEAD, isLivePhase } from './roster';
+import { DEFAULT_MAX_MEMBERS, LEAD, OPERATOR, isLivePhase } from './roster';
 import type { TaskSnapshot } from './task';
 
 /**
@@ -27,4 +27,9 @@ export function isActingMember(state: TeamState, name: string): boolean {
   if (name === LEAD) return true;
   const member = own(state.members, name);
   return member !== undefined && isLivePhase(member.phase);
+}
+
+/** Who may call the Team's commands: an acting member, or the operator (a person, never on the roster). */
+export function mayAct(state: TeamState, caller: string): boolean {
+  return caller === OPERATOR || isActingMember(state, caller);
 }
