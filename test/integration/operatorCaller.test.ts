@@ -45,10 +45,11 @@ test("the operator acts under its own name with the Lead's authority; a model's 
     (v) => v.status === 'answered',
     120_000,
   );
-  expect(lead.finalAnswer).toBe('alice is done');
+  // Alice's report reached the Lead (the open tasks then keep it nudging until it answers; not this test's subject).
+  expect(lead.conversation.some((e) => e.role === 'user' && e.from === 'alice')).toBe(true);
 
   // The smuggling tool calls came back to the models as typed errors and changed nothing.
-  const leadTools = lead.conversation.filter((e) => e.role === 'tool');
+  const leadTools = lead.conversation.filter((e) => e.role === 'tool' && e.turn === 1);
   expect(leadTools.map((e) => `${e.toolName}:${e.ok}`)).toEqual(['create_task:false', 'create_task:true', 'spawn_teammate:true']);
   expect(toolResult(leadTools[0]!)).toMatchObject({ error: 'InvalidToolArguments' });
   const alice = await eventually(
