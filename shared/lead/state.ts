@@ -12,8 +12,12 @@ import { admitLegacyMailbox, emptyTeamState } from '../team';
 import type { EdgeKind, EdgeLog } from '../teamEdges';
 import { emptyEdgeLog } from '../teamEdges';
 
-/** The sender of the operator's prompts: its messages are not records of the Team. */
-export const OPERATOR = 'user';
+/**
+ * The `from` of a prompt to the Lead agent (the start's prompt, promptLead): a user turn, not a
+ * record of the Team. Not a caller: whoever prompts (the operator, "@operator") is checked as the
+ * Update's caller; the prompt itself reads as the user's, as it always has.
+ */
+export const PROMPT_SENDER = 'user';
 
 /** A remembered Update: its whole result when small, else (task mutations) the task id and revision it produced. */
 export interface RecentUpdate {

@@ -6,7 +6,7 @@
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName } from '../../shared/contract';
 import type { CarriedLeadAgent, LeadRunInput } from '../../shared/lead/carried';
 import type { InboxMessage } from '../../shared/inbox';
-import { OPERATOR } from '../../shared/lead';
+import { PROMPT_SENDER } from '../../shared/lead';
 import { LEAD } from '../../shared/team';
 import { QUERIED_CONVERSATION_BUDGET_BYTES, compactConversation, compactConversationOrDrop } from '../../shared/agent/budget';
 import { completedTurnPrefix } from '../../shared/agent/prompt';
@@ -14,7 +14,7 @@ import { inboxEntry } from '../../shared/agent/steer';
 
 /** Messages from members are records of this Team; the operator's prompts are not. */
 export function teamIdOfLeadMail(message: InboxMessage, teamId: string): string | undefined {
-  return message.from === OPERATOR ? undefined : teamId;
+  return message.from === PROMPT_SENDER ? undefined : teamId;
 }
 
 export class LeadAgentState {

@@ -9,7 +9,7 @@ import * as contract from '../../shared/contract';
 import type { InboxAcceptance } from '../../shared/contract';
 import { rollingOverFailure } from '../../shared/failures';
 import {
-  OPERATOR,
+  PROMPT_SENDER,
   decideLeadOnly,
   decidePrompt,
   decideRead,
@@ -203,7 +203,7 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
       (request, id, done): InboxAcceptance => {
         const prompt = checkPrompt(request);
         const messageId = prompt.messageId ?? id;
-        run.apply(receiveForLead({ messageId, from: OPERATOR, content: prompt.content, sentAt: ctx.now() }));
+        run.apply(receiveForLead({ messageId, from: PROMPT_SENDER, content: prompt.content, sentAt: ctx.now() }));
         return done<InboxAcceptance>({ messageId, to: LEAD, targetPhase: 'lead', targetStatus: 'running' });
       },
     ),

@@ -22,7 +22,7 @@ import * as contract from '../../shared/contract';
 import type { TeamLeadInput, TeamLeadResult, TeamLeadWorkflow } from '../../shared/contract';
 import type { LeadRunInput } from '../../shared/lead/carried';
 import {
-  OPERATOR,
+  PROMPT_SENDER,
   decideRejectionReport,
   decideStatusReport,
   decideUnwatch,
@@ -202,7 +202,7 @@ async function leadRun(
 
   // The operator's opening prompt is the first message in the Lead's inbox (first run only).
   if (agent.enabled && !input.carried) {
-    run.apply(receiveForLead({ messageId: `${teamId}/prompt`, from: OPERATOR, content: input.agent!.prompt, sentAt: now() }));
+    run.apply(receiveForLead({ messageId: `${teamId}/prompt`, from: PROMPT_SENDER, content: input.agent!.prompt, sentAt: now() }));
   }
   const agentLoop = agent.enabled ? leadAgent.run() : Promise.resolve();
   const notifier = mailbox.notifyWatchers();
