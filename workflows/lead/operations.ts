@@ -6,6 +6,7 @@
  */
 import type { UpdateDefinition } from '@temporalio/common';
 import * as contract from '../../shared/contract';
+import { leadUpdate, type UpdateGate } from '../../shared/contract/updates';
 import type { InboxAcceptance } from '../../shared/contract';
 import { rollingOverFailure } from '../../shared/failures';
 import {
@@ -28,15 +29,13 @@ import { createDisposal } from './disposal';
 import type { Mailbox } from './mailbox';
 import type { Roster } from './roster';
 
-/**
- * When a run winding down refuses an operation with the retriable TeamRollingOver:
- *  - `board`: synchronous board operations complete in the activation that accepts them, so they
- *    stay open while the run winds down, until disposal or the per-run hard cap;
- *  - `team`: everything else, as soon as the run decides to roll over;
- *  - `never`: disposal.
- */
-export type Gate = 'board' | 'team' | 'never';
+/** When a winding-down run refuses an operation: see UpdateGate in the contract. */
+export type Gate = UpdateGate;
 
+/**
+ * An Update's descriptor (shared/contract/updates.ts: its gate, idempotency, counting, deferral)
+ * with the Lead's own work for it.
+ */
 export interface LeadOperation {
   definition: UpdateDefinition<unknown, [never]>;
   gate: Gate;
@@ -45,7 +44,7 @@ export interface LeadOperation {
   /** Counted towards the run's accepted Updates (the rollover). Disposal ends the run instead. */
   counted: boolean;
   /** A read: `perform` changes nothing, so a result that waits for a later workflow task is produced again there. */
-  read?: boolean; // never idempotent: its handler is `admit` then `perform`
+  read: boolean; // never idempotent: its handler is `admit` then `perform`
   /** Synchronous: parse and decide against the state now; throws the typed failure. What a validator runs. */
   check(request: unknown, operationId: string): void;
   /**
@@ -65,21 +64,12 @@ export interface LeadAgentHooks {
 
 export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: Mailbox, agent: LeadAgentHooks) {
   const { run } = ctx;
-  const op = (
-    definition: { name: string },
-    gate: Gate,
-    idempotent: boolean,
-    check: LeadOperation['check'],
-    perform: LeadOperation['perform'],
-    counted = true,
-  ): LeadOperation => ({
-    definition: definition as LeadOperation['definition'],
-    gate,
-    idempotent,
-    counted,
-    check,
-    perform,
-  });
+  const op = (definition: { name: string }, check: LeadOperation['check'], perform: LeadOperation['perform']): LeadOperation => {
+    const descriptor = leadUpdate(definition.name);
+    if (!descriptor) throw new TypeError(`${definition.name} has no descriptor in shared/contract/updates.ts`);
+    const { gate, idempotent, counted, reproducedWhenDeferred } = descriptor;
+    return { definition: descriptor.definition, gate, idempotent, counted, read: reproducedWhenDeferred, check, perform };
+  };
 
   // The handler decides again rather than take the validator's verdict: a replay runs no validator,
   // so the handler must derive its events from the state alone (docs/development.md).
@@ -90,8 +80,6 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
     };
     return op(
       definition,
-      'board',
-      true,
       (request) => run.require(decide(request)),
       (request, _id, done) => {
         const decision = decide(request);
@@ -123,82 +111,55 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
     taskOperation('releaseTask', contract.releaseTaskUpdate),
     taskOperation('transitionTask', contract.transitionTaskUpdate),
     taskOperation('deleteTask', contract.deleteTaskUpdate),
-    {
-      ...op(
-        contract.readTaskUpdate,
-        'board',
-        false,
-        (request) => void readTask(request),
-        (request) => {
-          const { taskId } = readTask(request);
-          const task = own(run.state.team.tasks, taskKey(taskId));
-          return task ? taskView(run.state.team, task) : undefined;
-        },
-      ),
-      read: true,
-    },
-    {
-      ...op(
-        contract.listTasksUpdate,
-        'board',
-        false,
-        (request) => run.require(decideRead(run.state, parseWith('listTasks', callerOnlySchema, request).caller)),
-        () => teamView(run.state.team).tasks,
-      ),
-      read: true,
-    },
-    {
-      ...op(
-        contract.listTasksPageUpdate,
-        'board',
-        false,
-        (request) => run.require(decideRead(run.state, parseWith('listTasksPage', listTasksPageRequestSchema, request).caller)),
-        (request) => {
-          const { after, maxBytes } = parseWith('listTasksPage', listTasksPageRequestSchema, request);
-          return boardPage(teamView(run.state.team).tasks, after, maxBytes);
-        },
-      ),
-      read: true,
-    },
+    op(
+      contract.readTaskUpdate,
+      (request) => void readTask(request),
+      (request) => {
+        const { taskId } = readTask(request);
+        const task = own(run.state.team.tasks, taskKey(taskId));
+        return task ? taskView(run.state.team, task) : undefined;
+      },
+    ),
+    op(
+      contract.listTasksUpdate,
+      (request) => run.require(decideRead(run.state, parseWith('listTasks', callerOnlySchema, request).caller)),
+      () => teamView(run.state.team).tasks,
+    ),
+    op(
+      contract.listTasksPageUpdate,
+      (request) => run.require(decideRead(run.state, parseWith('listTasksPage', listTasksPageRequestSchema, request).caller)),
+      (request) => {
+        const { after, maxBytes } = parseWith('listTasksPage', listTasksPageRequestSchema, request);
+        return boardPage(teamView(run.state.team).tasks, after, maxBytes);
+      },
+    ),
     op(
       contract.spawnTeammateUpdate,
-      'team',
-      true,
       (request) => void roster.checkSpawn(request),
       (request, _id, done) => roster.spawn(request, done),
     ),
     op(
       contract.sendMessageUpdate,
-      'team',
-      true,
       (request, id) => void mailbox.checkSend(request, id),
       (request, id, done) => mailbox.send(request, id, done),
     ),
     op(
       contract.readLeadInboxUpdate,
-      'team',
-      false,
       (request) => mailbox.checkReadLeadInbox(request),
       () => mailbox.takeLeadInbox(),
     ),
     op(
       contract.interruptTeammateUpdate,
-      'team',
-      false,
       (request) => void roster.checkInterrupt(request),
       (request) => roster.interrupt(request),
     ),
     op(
       contract.waitForEdgeUpdate,
-      'team',
-      false,
       (request) => void mailbox.checkWait(request),
       (request) => mailbox.wait(request),
     ),
     op(
       contract.promptLeadUpdate,
-      'team',
-      true,
       (request) => void checkPrompt(request),
       (request, id, done): InboxAcceptance => {
         const prompt = checkPrompt(request);
@@ -209,13 +170,10 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
     ),
     op(
       contract.disposeTeamUpdate,
-      'never',
-      false,
       (request) => run.require(decideLeadOnly(parseWith('disposeTeam', callerOnlySchema, request).caller, 'disposeTeam')),
       // Closes admission in the activation that accepts it, then aborts what can be aborted; runs
       // recorded before that order replay theirs (both in disposal.ts).
       () => disposal.dispose(),
-      false,
     ),
   ];
 
