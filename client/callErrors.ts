@@ -2,7 +2,7 @@
  * What a TeamClient call does with an error the Temporal SDK threw (issue 23): send the same call
  * again within its deadline (an Update with the same update id, which the server and the Lead
  * apply at most once), or throw a typed error whose `type` is stable and whose message names the
- * next step. Pure: no I/O, no clock; `TeamClient.retrying` acts on the verdict.
+ * next step. Pure: no I/O, no clock; `TeamCalls.retrying` (client/teamCalls.ts) acts on the verdict.
  *
  * The SDK throws the server's gRPC errors as a ServiceError whose `cause` is the grpc-js error
  * (`code`, `details`, `metadata`), except NOT_FOUND (WorkflowNotFoundError) and an Update call's
