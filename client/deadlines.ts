@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { WorkflowUpdateRPCTimeoutOrCancelledError, isGrpcCancelledError, isGrpcDeadlineError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { LEAD_UPDATES } from '../shared/contract/updates';
 
 /** How long each kind of call may take, in milliseconds. */
 export interface TeamDeadlines {
@@ -158,8 +159,8 @@ export interface TimeoutFacts {
 
 export const TEAM_CALL_TIMED_OUT = 'TeamCallTimedOut';
 
-/** Updates that change nothing on the Team (reads and waits): repeating one is always safe. */
-export const READ_ONLY_UPDATES: ReadonlySet<string> = new Set(['readTask', 'listTasks', 'listTasksPage', 'waitForEdge']);
+/** Updates that change nothing on the Team (reads and waits; their descriptors say `readOnly`): repeating one is always safe. */
+export const READ_ONLY_UPDATES: ReadonlySet<string> = new Set(LEAD_UPDATES.filter((d) => d.readOnly).map((d) => d.definition.name));
 
 /** The call was an Update that may change the Team, so it may have been applied before the deadline. */
 export function mayBeApplied(facts: Pick<TimeoutFacts, 'operation' | 'updateId'>): boolean {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type Client, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import * as defs from '../shared/contract';
+import { leadUpdate } from '../shared/contract/updates';
 import { TEAM_CLOSED } from '../shared/failures';
 import { MAX_REPORTED_MESSAGE_LENGTH } from '../shared/signalPayloads';
 import { jsonBytes } from '../shared/limits';
@@ -110,15 +111,19 @@ export class TeamCalls {
     }
   }
 
-  /** The default deadline of an Update: a wait's own timeout plus the margin, disposal's, or the one for Updates. */
+  /** The default deadline of an Update, by its descriptor: a wait's own timeout plus the margin, disposal's, or the one for Updates. */
   private updateDeadlineMs(name: string, body: object): number {
-    if (name === defs.waitForEdgeUpdate.name) {
-      const timeoutMs = (body as { timeoutMs?: unknown }).timeoutMs;
-      const wait = typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 0;
-      return wait + this.team.deadlines.waitMarginMs;
+    switch (leadUpdate(name)?.deadline) {
+      case 'wait': {
+        const timeoutMs = (body as { timeoutMs?: unknown }).timeoutMs;
+        const wait = typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 0;
+        return wait + this.team.deadlines.waitMarginMs;
+      }
+      case 'dispose':
+        return this.team.deadlines.disposeMs;
+      default:
+        return this.team.deadlines.updateMs;
     }
-    if (name === defs.disposeTeamUpdate.name) return this.team.deadlines.disposeMs;
-    return this.team.deadlines.updateMs;
   }
 
   /** A read (query or describe) by its deadline; what the server answers is retried or thrown typed, as for Updates. */

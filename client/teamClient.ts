@@ -44,7 +44,12 @@ export { MAX_IN_FLIGHT_UPDATES_PER_TEAM, updateSlotsInUse, withUpdateSlot } from
 export type { ForkRootOptions, StartTeamOptions } from './teamStart';
 export type { WaitForAnswerOptions } from './answerWait';
 
-/** The member a client acts as when none is named (constructor, `attach`, `start`, `forkRoot`): the operator of a Team is its Lead. */
+/**
+ * Who a client acts as when none is named (constructor, `attach`, `start`, `forkRoot`): the Lead,
+ * as it always has, so library code written before the operator caller keeps its authority (a
+ * claim by the operator is refused). A person's tool names the operator instead:
+ * `TeamClient.attach(client, teamId, OPERATOR)` or `team.as(OPERATOR)`, as the CLI and panel do.
+ */
 const DEFAULT_CALLER: string = LEAD;
 
 /**
@@ -60,7 +65,7 @@ export class TeamClient {
   constructor(
     readonly client: Client,
     readonly teamId: string,
-    /** The member this client acts as. The operator of a Team is its Lead. */
+    /** Who this client acts as: a teammate's name, "lead", or the operator ("@operator", shared/contract/callers.ts). */
     readonly caller: string = DEFAULT_CALLER,
     deadlines: Partial<TeamDeadlines> = {},
     /**

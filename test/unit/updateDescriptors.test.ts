@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { READ_ONLY_UPDATES } from '../../client/deadlines';
 import * as lead from '../../shared/contract/lead';
 import type { UpdateAuthority } from '../../shared/contract/updates';
 import { LEAD_UPDATES, leadUpdate } from '../../shared/contract/updates';
@@ -59,4 +60,8 @@ test("docs/wire-contract.md's Update table lists the descriptors' Updates in ord
     const who = rows[i]!.at(-1)!;
     expect(`${descriptor.definition.name}: ${who}`).toMatch(new RegExp(`^${descriptor.definition.name}: ${WHO_TEXT[descriptor.who]}(?:$|[,;])`));
   }
+});
+
+test("the client's read-only Updates (a new update id is safe on retry) are the descriptors' and have not changed", () => {
+  expect([...READ_ONLY_UPDATES].sort()).toEqual(['listTasks', 'listTasksPage', 'readTask', 'waitForEdge']);
 });
