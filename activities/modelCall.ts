@@ -12,9 +12,9 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { ModelErrorKind, ModelProvider, ModelRequest, ModelResponse, ToolSpec } from '../shared/model';
-import { ModelCallError } from '../shared/model';
-import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../shared/limits';
+import type { ModelErrorKind, ModelProvider, ModelRequest, ModelResponse, ToolSpec } from '../shared/contract/model';
+import { ModelCallError } from '../shared/contract/model';
+import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../shared/contract/limits';
 import { errorMessage } from '../shared/errors';
 import { redactErrorCredentials, redactUrlCredentials } from '../shared/redact';
 import type { CallModelInput, ModelActivities } from '../shared/contract';

@@ -8,7 +8,7 @@ import type { ConversationEntry, LeadAgentView, LiveStatus } from '../shared/con
 import type { InboxMessage } from '../shared/inbox';
 import { terminalText } from '../shared/inertText';
 import { redactAddress } from '../shared/redact';
-import type { JsonValue } from '../shared/json';
+import type { JsonValue } from '../shared/contract/json';
 import type { TaskView, TeamView } from '../shared/team';
 import type { TeamEdge } from '../shared/teamEdges';
 import type { TeamHealth } from '../client/deadlines';

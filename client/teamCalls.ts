@@ -9,8 +9,8 @@ import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import * as defs from '../shared/contract';
 import { leadUpdate } from '../shared/contract/updates';
 import { TEAM_CLOSED } from '../shared/failures';
-import { MAX_REPORTED_MESSAGE_LENGTH } from '../shared/signalPayloads';
-import { jsonBytes } from '../shared/limits';
+import { MAX_REPORTED_MESSAGE_LENGTH } from '../shared/contract/signals';
+import { jsonBytes } from '../shared/contract/limits';
 import { isTeamRejectionType } from '../shared/team';
 import {
   type CallOptions,

@@ -18,7 +18,7 @@ import type { AgentTeamView } from '../shared/projection/agentTeamView';
 import type { LegacyMailbox, TaskMutationResult, TaskPage, TaskSnapshot, TaskView, TeamView } from '../shared/team';
 import { LEAD } from '../shared/team';
 import type { InboxMessage } from '../shared/inbox';
-import type { JsonValue } from '../shared/json';
+import type { JsonValue } from '../shared/contract/json';
 import type { EdgeKind, TeamEdge } from '../shared/teamEdges';
 import { type CallOptions, type TeamDeadlines, type TeamHealth, resolveDeadlines } from './deadlines';
 import { readTeamHealth } from './health';

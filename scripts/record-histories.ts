@@ -17,7 +17,7 @@ import { createTeamWorker } from '../worker/createWorker';
 import { ensureTemporalCli, startDevServer } from './devServer';
 import { answer, script, scriptText, send, think, tool } from '../activities/providers/scriptedModelScript';
 import { REAPER_WORKFLOW_TYPE, getTeammateStateQuery, type ReaperWorkflow } from '../shared/contract';
-import type { JsonValue } from '../shared/json';
+import type { JsonValue } from '../shared/contract/json';
 import { demoAgentPrompt, runDemoScenario, runDemoTeammates } from './demoScenario';
 import { SUGGEST_EARLY_DYNAMIC_CONFIG, runSuggestedRollover } from './suggestedRollover';
 

@@ -1,5 +1,5 @@
-import type { JsonValue } from './json';
-import { SEEN_BUDGET_BYTES, jsonBytes } from './limits';
+import type { JsonValue } from './contract/json';
+import { SEEN_BUDGET_BYTES, jsonBytes } from './contract/limits';
 
 /**
  * A member's inbox: the durable target-side record of sends. Each message id is recorded once,

@@ -15,7 +15,7 @@ import type { AgentStatus, LiveStatus } from './contract';
 import type { LeadState } from './lead/state';
 import type { MemberContext, TaskStatus } from './team';
 import { isLivePhase } from './team';
-import type { ToolCall } from './model';
+import type { ToolCall } from './contract/model';
 
 /** The Web UI shows a summary on one line; the server keeps more, the table does not. */
 export const MAX_SUMMARY_LENGTH = 200;

@@ -9,7 +9,7 @@ import { checkBashSandbox, sandboxConfigFromEnv } from '../activities/tools/bash
 import { assertCheckoutIsNotWorkerCode } from '../activities/tools/checkoutGuard';
 import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/tools';
 import { toolSpecsFor } from '../shared/agent/profiles';
-import type { ModelProvider } from '../shared/model';
+import type { ModelProvider } from '../shared/contract/model';
 import { connectionOptionsFromEnv } from '../client/connection';
 import { assertSearchAttributesRegistered } from './searchAttributeCheck';
 import { DEFAULT_TASK_QUEUE, type WorkToolActivities } from '../shared/contract';

@@ -16,8 +16,8 @@
  * promptly with an AbortError, never classified.
  */
 import { z } from 'zod';
-import type { ChatMessage, ModelCallOptions, ModelProvider, ModelRequest, ModelResponse, ToolCall, ToolSpec } from '../../shared/model';
-import { ModelCallError } from '../../shared/model';
+import type { ChatMessage, ModelCallOptions, ModelProvider, ModelRequest, ModelResponse, ToolCall, ToolSpec } from '../../shared/contract/model';
+import { ModelCallError } from '../../shared/contract/model';
 import { redactUrl, redactUrlCredentials } from '../../shared/redact';
 
 export interface OpenAICompatibleConfig {

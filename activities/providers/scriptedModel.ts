@@ -23,7 +23,7 @@
  * chunk's tool calls in one response (ids `call-<k>-<i>`). Past the tool-call chunks it replies
  * with the answer if the script has one, else `{"handled":[<message ids of the turn>]}`.
  */
-import type { ChatMessage, ModelCallOptions, ModelProvider, ModelRequest, ModelResponse, ToolCall } from '../../shared/model';
+import type { ChatMessage, ModelCallOptions, ModelProvider, ModelRequest, ModelResponse, ToolCall } from '../../shared/contract/model';
 import { parseRenderedInboxMessage } from '../../shared/agent/transcript';
 
 export type ScriptedSleep = (ms: number, signal?: AbortSignal) => Promise<void>;

@@ -5,7 +5,7 @@
  *                                            MODEL_API_KEY, MODEL_NAME, MODEL_TIMEOUT_MS)
  * With MODEL_PROVIDER unset, setting MODEL_BASE_URL selects openai.
  */
-import type { ModelProvider } from '../../shared/model';
+import type { ModelProvider } from '../../shared/contract/model';
 import { configFromEnv, createOpenAICompatibleProvider } from './openaiCompatible';
 import { createScriptedModel } from './scriptedModel';
 import { redactUrl } from '../../shared/redact';

@@ -17,7 +17,7 @@ import { TeamClient } from '../../client/teamClient';
 import { TeamViewCarrier, type CarriedFrame } from '../../client/teamViewCarrier';
 import { OPERATOR } from '../../shared/contract/callers';
 import { errorMessage } from '../../shared/errors';
-import { MAX_ID_LENGTH } from '../../shared/limits';
+import { MAX_ID_LENGTH } from '../../shared/contract/limits';
 import { panelScript } from './browserScript';
 import { PANEL_CSS, listPageHtml, teamPageHtml } from './pages';
 

@@ -38,8 +38,8 @@ import {
   QUERIED_CONVERSATION_BUDGET_BYTES,
   jsonBytes,
   utf8Length,
-} from '../limits';
-import type { ChatMessage, ToolCall } from '../model';
+} from '../contract/limits';
+import type { ChatMessage, ToolCall } from '../contract/model';
 import { RUNTIME_NOTE_PREFIX, renderRuntimeNote } from './prompt';
 
 export { CARRIED_CONVERSATION_BUDGET_BYTES, PROMPT_BUDGET_BYTES, QUERIED_CONVERSATION_BUDGET_BYTES };

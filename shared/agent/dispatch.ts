@@ -5,7 +5,7 @@
  * typed error result, never as an exception.
  */
 import type { SendOutcome } from '../contract';
-import type { ToolCall } from '../model';
+import type { ToolCall } from '../contract/model';
 import { runToolCall, type AnyTool } from '../tools/tool';
 import type { DispatchResult } from './loop';
 import { toolKind, toolNames, type ToolKind, type Toolset } from './profiles';

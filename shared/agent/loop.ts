@@ -8,7 +8,7 @@
  * (Steer, shared/agent/steer.ts): the model call right after sees them.
  */
 import type { ConversationEntry, SendOutcome } from '../contract';
-import type { ChatMessage, ModelResponse, ToolCall } from '../model';
+import type { ChatMessage, ModelResponse, ToolCall } from '../contract/model';
 import { fitPrompt } from './budget';
 import { assemblePrompt } from './prompt';
 

@@ -8,7 +8,7 @@
  * Pure: the workflow dispatches by name and the model-call activity renders the same specs.
  */
 import type { ProfileName } from '../contract';
-import type { ToolSpec } from '../model';
+import type { ToolSpec } from '../contract/model';
 import { toolSpec } from '../tools/tool';
 import { DEFAULT_POLICY, TEAM_POLICY } from './policy';
 import { SUBAGENT_TOOLS } from './subagentTools';

@@ -3,7 +3,7 @@
  * call. Pure and deterministic (workflow code calls it), so replay rebuilds the same prompt.
  */
 import type { ConversationEntry } from '../contract';
-import type { ChatMessage, ToolCall } from '../model';
+import type { ChatMessage, ToolCall } from '../contract/model';
 import { renderInboxMessage } from './transcript';
 
 export interface PromptInput {

@@ -3,7 +3,7 @@
  * naming the message id and the runtime-attributed sender, then the content (text as is, any other
  * JSON compact). The scripted model parses the same format back, so both live here. Pure.
  */
-import type { JsonValue } from '../json';
+import type { JsonValue } from '../contract/json';
 
 const HEADER = /^\[message (\S+) from (\S+)\]\n/;
 

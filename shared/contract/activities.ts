@@ -5,7 +5,7 @@
  */
 import type { RunWorkToolInput, RunWorkToolOutput } from '../agent/workTools';
 import type { DispatchResult } from '../agent/loop';
-import type { ChatMessage, ModelResponse, ToolCall } from '../model';
+import type { ChatMessage, ModelResponse, ToolCall } from './model';
 import type { TeammateDescriptor } from './session';
 
 // ---- Team activities (the worker that runs the Lead and its members) --------------------------------

@@ -2,8 +2,8 @@
  * The agents of the contract: the durable conversation every agent (Lead, teammate, subagent)
  * keeps, the tool profiles, and the Lead agent's options and view.
  */
-import type { JsonValue } from '../json';
-import type { ToolCall } from '../model';
+import type { JsonValue } from './json';
+import type { ToolCall } from './model';
 import type { InboxAcceptance } from './lead';
 
 /** What a relayed send returned, as the sender's conversation records it. */

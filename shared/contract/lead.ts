@@ -7,8 +7,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { InboxMessage } from '../inbox';
 import type { AgentTeamView } from '../projection/agentTeamView';
 export type { AgentTeamLeadRow, AgentTeamMemberRow, AgentTeamView, ModelSelection } from '../projection/agentTeamView';
-import type { JsonValue } from '../json';
-import type { IgnoredSignals } from '../signalPayloads';
+import type { JsonValue } from './json';
+import type { IgnoredSignals } from './signals';
 import type { EdgeKind, TeamEdge } from '../teamEdges';
 import type {
   AssignTaskBody,

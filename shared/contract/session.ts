@@ -4,7 +4,7 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { InboxMessage } from '../inbox';
-import type { IgnoredSignals } from '../signalPayloads';
+import type { IgnoredSignals } from './signals';
 import type { MemberContext } from '../team';
 import type { TeamEdge } from '../teamEdges';
 import type { ConversationEntry } from './agent';

@@ -5,7 +5,7 @@
  */
 import { own } from '../own';
 import { receive, takePending } from '../inbox';
-import { REMEMBERED_RESULT_MAX_BYTES, MAX_ID_LENGTH, jsonBytes } from '../limits';
+import { REMEMBERED_RESULT_MAX_BYTES, MAX_ID_LENGTH, jsonBytes } from '../contract/limits';
 import { apply as applyTeamEvent } from '../team';
 import { recordEdge } from '../teamEdges';
 import type { LeadEvent } from './events';

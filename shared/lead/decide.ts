@@ -8,8 +8,8 @@
 import { own } from '../own';
 import type { LiveStatus } from '../contract';
 import type { InboxMessage } from '../inbox';
-import type { JsonValue } from '../json';
-import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../limits';
+import type { JsonValue } from '../contract/json';
+import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../contract/limits';
 import type { Decision, ProvisioningOutcome, TeamRejection, TeamRejectionType } from '../team';
 import {
   LEAD,

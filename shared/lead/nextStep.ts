@@ -2,7 +2,7 @@
  * What the Lead agent does after a turn ends with a reply: its "required work before answering".
  * Pure, so every branch is tested without a server; leadAgent.ts only carries the steps out.
  */
-import type { JsonValue } from '../json';
+import type { JsonValue } from '../contract/json';
 import { busyMembers, openTaskIds } from './queries';
 import type { LeadState } from './state';
 

@@ -6,8 +6,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import { invalidInputFailure, rejectionFailure } from '../failures';
-import { jsonProblem, type JsonValue } from '../json';
-import { MAX_MESSAGE_BYTES, jsonBytes } from '../limits';
+import { jsonProblem, type JsonValue } from '../contract/json';
+import { MAX_MESSAGE_BYTES, jsonBytes } from '../contract/limits';
 import type { TaskCommand, TaskCommandKind } from '../team';
 import { TASK_COMMAND_BODIES, reject } from '../team';
 import { callerOnlySchema, promptRequestSchema, sendEnvelopeSchema, spawnRequestSchema } from '../team/requestSchemas';

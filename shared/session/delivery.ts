@@ -3,8 +3,8 @@
  * initial message) takes it: untrusted, so inspected field by field and never rebuilt (an own
  * `__proto__` key in the content survives).
  */
-import { jsonProblem } from '../json';
-import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, jsonBytes } from '../limits';
+import { jsonProblem } from '../contract/json';
+import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, jsonBytes } from '../contract/limits';
 import { MAX_MEMBER_NAME_LENGTH } from '../team/roster';
 
 /** Structural check of a delivery envelope; the content is inspected, never rebuilt. */

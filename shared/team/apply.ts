@@ -4,7 +4,7 @@ import type { MemberPhase, MemberRecord } from './roster';
 import type { TeamState } from './state';
 import type { TaskSnapshot } from './task';
 import { taskKey } from './task';
-import { MAX_TOMBSTONES } from '../limits';
+import { MAX_TOMBSTONES } from '../contract/limits';
 
 /**
  * Applies one event. Returns a new state object and replaces only the collection the event

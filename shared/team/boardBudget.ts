@@ -1,5 +1,5 @@
 import { own } from '../own';
-import { BOARD_BUDGET_BYTES, MAX_BOARD_TASKS, jsonBytes } from '../limits';
+import { BOARD_BUDGET_BYTES, MAX_BOARD_TASKS, jsonBytes } from '../contract/limits';
 import { apply } from './apply';
 import type { TaskCommand } from './commands';
 import type { TeamEvent } from './events';

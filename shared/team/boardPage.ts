@@ -8,7 +8,7 @@
  * its old revision there, one created later appears on a later page if its id is past the cursor.
  * Pure: bundled into workflow code.
  */
-import { jsonBytes } from '../limits';
+import { jsonBytes } from '../contract/limits';
 import type { TaskView } from './view';
 
 /** A page's default byte budget (its tasks' JSON). */

@@ -1,6 +1,6 @@
-import type { JsonValue } from '../json';
-import { jsonProblem } from '../json';
-import { LEGACY_MAILBOX_BUDGET_BYTES, jsonBytes } from '../limits';
+import type { JsonValue } from '../contract/json';
+import { jsonProblem } from '../contract/json';
+import { LEGACY_MAILBOX_BUDGET_BYTES, jsonBytes } from '../contract/limits';
 import { LEAD, memberNameProblem } from './roster';
 
 /** Problems reported for an import, at most (the rest of a bad import is refused the same way). */

@@ -6,7 +6,7 @@
  * Pure: bundled into workflow code.
  */
 import { z } from 'zod';
-import { MAX_ID_LENGTH } from '../limits';
+import { MAX_ID_LENGTH } from '../contract/limits';
 import { EDGE_KINDS } from '../teamEdges';
 import { memberNameSchema } from './commands';
 import { LIST_PAGE_DEFAULT_BYTES, LIST_PAGE_MAX_BYTES, LIST_PAGE_MIN_BYTES } from './boardPage';

@@ -5,7 +5,7 @@ import { LEAD } from './roster';
 import type { TeamState } from './state';
 import type { TaskSnapshot } from './task';
 import { buildOverlapIndex, overlapsOf, type OverlapIndex } from './overlapIndex';
-import { MAX_OVERLAPS_PER_TASK, VIEW_OVERLAP_BUDGET_BYTES, jsonBytes } from '../limits';
+import { MAX_OVERLAPS_PER_TASK, VIEW_OVERLAP_BUDGET_BYTES, jsonBytes } from '../contract/limits';
 
 /** One advisory overlap: `scope` of this task intersects `otherScope` of live task `taskId`. */
 export interface WriteScopeOverlap {

@@ -7,7 +7,7 @@
 import { ActivityFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { errorMessage } from '../errors';
-import type { ToolSpec } from '../model';
+import type { ToolSpec } from '../contract/model';
 
 export interface Tool<Input extends z.ZodType, Result extends z.ZodType, Context> {
   name: string;

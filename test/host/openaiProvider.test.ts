@@ -22,7 +22,7 @@ import {
 } from '../../activities/providers/openaiCompatible';
 import { ScriptExhaustedError } from '../../activities/providers/scriptExhausted';
 import { createScriptedProvider, scriptedText, scriptedToolCalls } from '../support/scriptedProvider';
-import { ModelCallError, type ModelRequest, type ModelResponse, type ToolSpec } from '../../shared/model';
+import { ModelCallError, type ModelRequest, type ModelResponse, type ToolSpec } from '../../shared/contract/model';
 
 interface Received {
   method: string;

@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { claimTaskUpdate, getAgentStateQuery, getTeamViewQuery, listTasksPageUpdate, listTasksUpdate, promptLeadUpdate } from '../../shared/contract';
 import type { TaskView } from '../../shared/team';
 import { COMPLETION_BUDGET_BYTES } from '../../shared/completionBudget';
-import { jsonBytes } from '../../shared/limits';
+import { jsonBytes } from '../../shared/contract/limits';
 import { useClientAndWorker } from '../support/harness';
 import { replayRecorded } from '../support/replay';
 import { fillBoardToBudget } from '../support/largeBoard';
@@ -195,7 +195,7 @@ function completionPayloadBytes(events: object[]): number[] {
 test('64 concurrent listTasks during a Lead agent turn whose model-call input is at its budget: all answered, every completion within budget', async () => {
   const { TeamClient } = await import('../../client/teamClient');
   const { answer, scriptText, think } = await import('../../activities/providers/scriptedModelScript');
-  const { MAX_MESSAGE_BYTES, PROMPT_BUDGET_BYTES } = await import('../../shared/limits');
+  const { MAX_MESSAGE_BYTES, PROMPT_BUDGET_BYTES } = await import('../../shared/contract/limits');
   const team = await TeamClient.start(env.client, {
     teamId: `completion-budget-turn-${Date.now()}`,
     taskQueue: env.worker.taskQueue,

@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import { answer, scriptText, tool } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import type { LeadAgentView } from '../../shared/contract';
-import type { ModelRequest } from '../../shared/model';
+import type { ModelRequest } from '../../shared/contract/model';
 import { cli } from '../support/cli';
 import { recordingScriptedModel, systemText } from '../support/recordingModel';
 import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';

@@ -32,7 +32,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { answer, script, scriptText, think, tool, type ScriptStep } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import type { ConversationEntry, TeammateInput } from '../../shared/contract';
-import type { JsonValue } from '../../shared/json';
+import type { JsonValue } from '../../shared/contract/json';
 import {
   CARRIED_CONVERSATION_BUDGET_BYTES,
   MAX_MESSAGE_BYTES,
@@ -41,8 +41,8 @@ import {
   PROMPT_BUDGET_BYTES,
   VIEW_OVERLAP_BUDGET_BYTES,
   jsonBytes,
-} from '../../shared/limits';
-import type { ChatMessage } from '../../shared/model';
+} from '../../shared/contract/limits';
+import type { ChatMessage } from '../../shared/contract/model';
 import { MAX_DESCRIPTION_LENGTH, MAX_SUBJECT_LENGTH, MAX_WRITE_SCOPES, teammateWorkflowId, type TaskMutationResult, type TaskView } from '../../shared/team';
 import { firstDifference } from '../support/adversarial';
 import { useClientAndWorker } from '../support/harness';

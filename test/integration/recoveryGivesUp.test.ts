@@ -19,7 +19,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { TeamClient } from '../../client/teamClient';
-import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
+import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { teammateWorkflowId } from '../../shared/team';
 import { chainReport } from '../support/adversarial';
 import { provisioningRunInput, resetBeforeSettled, startLeadRun } from '../support/reconciliation';

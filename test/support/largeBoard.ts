@@ -8,7 +8,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { TeamClient } from '../../client/teamClient';
-import { jsonBytes } from '../../shared/limits';
+import { jsonBytes } from '../../shared/contract/limits';
 import { nestedLongScopes } from './maxima';
 
 const SCOPES = nestedLongScopes(50, 500).slice(-4);

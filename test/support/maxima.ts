@@ -10,8 +10,8 @@
 import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { createScriptedModel } from '../../activities/providers/scriptedModel';
-import { BOARD_BUDGET_BYTES, MAX_BOARD_TASKS, MAX_TOMBSTONES, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
-import type { ModelProvider, ModelResponse } from '../../shared/model';
+import { BOARD_BUDGET_BYTES, MAX_BOARD_TASKS, MAX_TOMBSTONES, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
+import type { ModelProvider, ModelResponse } from '../../shared/contract/model';
 import type { TaskSnapshot, TaskStatus, TaskView } from '../../shared/team';
 import { chainReport, type ChainReport } from './adversarial';
 import { address } from './temporal';

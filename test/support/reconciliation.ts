@@ -13,7 +13,7 @@ import type { InboxMessage } from '../../shared/inbox';
 import { applyLeadAll, decideSpawnTeammate, emptyLeadState, type LeadState } from '../../shared/lead';
 import type { LeadRunInput } from '../../shared/lead/carried';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/searchAttributes';
-import type { JsonValue } from '../../shared/json';
+import type { JsonValue } from '../../shared/contract/json';
 import { LEAD, teammateWorkflowId, type MemberContext, type TeamView } from '../../shared/team';
 import { handOverSignal, plantedQuery, type PlantedChild } from './childPlanter';
 import { eventually } from './teams';

@@ -1,6 +1,6 @@
 /** The scripted model, recording every request it is given (what a real model would have seen). */
 import { createScriptedModel } from '../../activities/providers/scriptedModel';
-import type { ChatMessage, ModelProvider, ModelRequest } from '../../shared/model';
+import type { ChatMessage, ModelProvider, ModelRequest } from '../../shared/contract/model';
 
 export interface RecordingModel {
   provider: ModelProvider;

@@ -11,8 +11,8 @@
  * ScriptExhaustedError, which retrying cannot fix.
  */
 import { ScriptExhaustedError } from '../../activities/providers/scriptExhausted';
-import type { ModelCallOptions, ModelProvider, ModelRequest, ModelResponse } from '../../shared/model';
-import { modelResponseSchema } from '../../shared/model';
+import type { ModelCallOptions, ModelProvider, ModelRequest, ModelResponse } from '../../shared/contract/model';
+import { modelResponseSchema } from '../../shared/contract/model';
 
 /** A scripted response, or an error to throw for that call (e.g. a ModelCallError to exercise retries). */
 export type ScriptedStep = ModelResponse | { throws: Error };

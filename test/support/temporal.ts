@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
-import type { ModelProvider } from '../../shared/model';
+import type { ModelProvider } from '../../shared/contract/model';
 import { createTeamWorker, type TeamWorkerOptions } from '../../worker/createWorker';
 
 let runtimeInstalled = false;

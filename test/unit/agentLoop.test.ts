@@ -6,7 +6,7 @@ import { DEFAULT_MAX_STEPS_PER_TURN, runAgentTurn, type AgentTurnInput, type Dis
 import { INTERRUPTED_CALL_RESULT } from '../../shared/agent/prompt';
 import { renderInboxMessage } from '../../shared/agent/transcript';
 import type { ConversationEntry, SendOutcome } from '../../shared/contract';
-import type { ChatMessage, ModelResponse, ToolCall } from '../../shared/model';
+import type { ChatMessage, ModelResponse, ToolCall } from '../../shared/contract/model';
 
 const TEAM = 'team-1';
 const SYSTEM = 'you are the lead';

@@ -15,8 +15,8 @@ import {
 } from '../../shared/agent/prompt';
 import { parseRenderedInboxMessage, renderInboxMessage } from '../../shared/agent/transcript';
 import type { ConversationEntry } from '../../shared/contract';
-import type { JsonValue } from '../../shared/json';
-import type { ChatMessage, ToolCall } from '../../shared/model';
+import type { JsonValue } from '../../shared/contract/json';
+import type { ChatMessage, ToolCall } from '../../shared/contract/model';
 
 const SYSTEM = 'policy + identity';
 const OWN = 'fork-team';

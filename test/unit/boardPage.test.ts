@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { boardPage, type TaskView } from '../../shared/team';
-import { jsonBytes } from '../../shared/limits';
+import { jsonBytes } from '../../shared/contract/limits';
 
 const view = (id: number, descriptionLength: number): TaskView =>
   ({ id, revision: 1, subject: `task ${id}`, description: 'd'.repeat(descriptionLength) }) as unknown as TaskView;

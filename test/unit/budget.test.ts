@@ -21,7 +21,7 @@ import {
 import { runAgentTurn, type DispatchResult } from '../../shared/agent/loop';
 import { INTERRUPTED_CALL_RESULT, RUNTIME_NOTE_PREFIX, assemblePrompt, completedTurnPrefix } from '../../shared/agent/prompt';
 import type { ConversationEntry, SendOutcome } from '../../shared/contract';
-import type { JsonValue } from '../../shared/json';
+import type { JsonValue } from '../../shared/contract/json';
 import {
   CARRIED_CONVERSATION_BUDGET_BYTES,
   PAYLOAD_BUDGET_BYTES,
@@ -30,8 +30,8 @@ import {
   TEMPORAL_PAYLOAD_LIMIT_BYTES,
   jsonBytes,
   utf8Length,
-} from '../../shared/limits';
-import type { ChatMessage, ModelResponse, ToolCall } from '../../shared/model';
+} from '../../shared/contract/limits';
+import type { ChatMessage, ModelResponse, ToolCall } from '../../shared/contract/model';
 
 const SYSTEM = 'policy + identity';
 const TEAM = 'team-1';
@@ -162,7 +162,7 @@ function expectFittingOf(messages: ChatMessage[], out: ChatMessage[]): void {
 }
 
 describe('budgets', () => {
-  test('are byte budgets from shared/limits.ts, under the payload budget, with the old names kept', () => {
+  test('are byte budgets from shared/contract/limits.ts, under the payload budget, with the old names kept', () => {
     expect(PROMPT_BUDGET).toBe(PROMPT_BUDGET_BYTES);
     expect(CARRIED_CONVERSATION_BUDGET).toBe(CARRIED_CONVERSATION_BUDGET_BYTES);
     expect(PROMPT_BUDGET_BYTES).toBe(1_000_000);

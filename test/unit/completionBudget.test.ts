@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { COMPLETION_BUDGET_BYTES, CompletionScheduler, REST_OF_COMPLETION_BYTES } from '../../shared/completionBudget';
-import { PAYLOAD_BUDGET_BYTES, TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES } from '../../shared/limits';
+import { PAYLOAD_BUDGET_BYTES, TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES } from '../../shared/contract/limits';
 
 const BUDGET = 1_000;
 

@@ -6,7 +6,7 @@
  */
 import type { TeammateInput } from '../../shared/contract';
 import { rejectionFailure } from '../../shared/failures';
-import { MEMBER_INBOX_BUDGET_BYTES } from '../../shared/limits';
+import { MEMBER_INBOX_BUDGET_BYTES } from '../../shared/contract/limits';
 import type { LeadDecision, LeadEvent, LeadState, SignalDecision } from '../../shared/lead';
 import {
   applyLeadAll,

@@ -4,7 +4,7 @@
  * applying the command to the whole board. No server.
  */
 import fc from 'fast-check';
-import { jsonBytes } from '../../shared/limits';
+import { jsonBytes } from '../../shared/contract/limits';
 import type { LeadEvent, LeadState } from '../../shared/lead';
 import {
   MAX_COMPLETION_NUDGES,

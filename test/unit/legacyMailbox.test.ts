@@ -1,5 +1,5 @@
 /** The Lead's import of historical mailbox records: every record validated, bad ones listed, ids unique. */
-import { LEGACY_MAILBOX_BUDGET_BYTES } from '../../shared/limits';
+import { LEGACY_MAILBOX_BUDGET_BYTES } from '../../shared/contract/limits';
 import { MAX_LEGACY_PROBLEMS, admitLegacyMailbox } from '../../shared/team/legacyMailbox';
 
 const record = (id: string, extra: Record<string, unknown> = {}) => ({

@@ -1,12 +1,12 @@
 /**
  * The size budget: the byte measure is UTF-8 of the JSON encoding (checked against Node's own
  * encoder), and the "Size budget" table of docs/semantics.md states exactly the values of
- * shared/limits.ts.
+ * shared/contract/limits.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import * as limits from '../../shared/limits';
+import * as limits from '../../shared/contract/limits';
 import type { TeammateRunInput } from '../../shared/session/carried';
 import { SEEN_WINDOW, emptyInbox, receive, takePending } from '../../shared/inbox';
 import { SessionRun, nextSessionInput } from '../../workflows/session/sessionRun';
@@ -46,7 +46,7 @@ describe('the size budget table in docs/semantics.md', () => {
     .filter((cells) => /^`[A-Z_]+`(?: \/ `[A-Z_]+`)*$/.test(cells[1] ?? '') && /^[\d,]+(?: \/ [\d,]+)*$/.test(cells[2] ?? ''))
     .map((cells) => ({ names: cells[1]!, values: cells[2]! }));
 
-  it('lists every limit of shared/limits.ts with its value', () => {
+  it('lists every limit of shared/contract/limits.ts with its value', () => {
     const stated = new Map<string, number>();
     for (const { names, values } of rows) {
       const nameList = names.split(' / ').map((n) => n.replace(/`/g, ''));

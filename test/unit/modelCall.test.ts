@@ -17,9 +17,9 @@ import { createScriptedModel } from '../../activities/providers/scriptedModel';
 import { ScriptExhaustedError } from '../../activities/providers/scriptExhausted';
 import { createScriptedProvider, scriptedText } from '../support/scriptedProvider';
 import { renderInboxMessage } from '../../shared/agent/transcript';
-import type { JsonValue } from '../../shared/json';
-import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../../shared/limits';
-import { MODEL_ERROR_KINDS, ModelCallError, type ModelProvider, type ModelRequest, type ModelResponse, type ToolSpec } from '../../shared/model';
+import type { JsonValue } from '../../shared/contract/json';
+import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../../shared/contract/limits';
+import { MODEL_ERROR_KINDS, ModelCallError, type ModelProvider, type ModelRequest, type ModelResponse, type ToolSpec } from '../../shared/contract/model';
 
 const sendTool: ToolSpec = { name: 'send_message', description: 'Send a message.', parameters: { type: 'object' } };
 

@@ -5,7 +5,7 @@
  * test/integration/recoveryGivesUp.test.ts.)
  */
 import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState } from '@temporalio/common';
-import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
+import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { reconciliationGaveUp } from '../../workflows/lead/roster';
 
 const activityFailure = (cause: Error): ActivityFailure =>

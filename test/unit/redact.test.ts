@@ -14,8 +14,8 @@ import { toActivityFailure } from '../../activities/modelCall';
 import { webUiLink, webUiTeamLink } from '../../cli/format';
 import { configFromEnv, splitUrlCredentials } from '../../activities/providers/openaiCompatible';
 import { providerFromEnv } from '../../activities/providers/select';
-import { ModelCallError } from '../../shared/model';
-import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
+import { ModelCallError } from '../../shared/contract/model';
+import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { REDACTED, redactAddress, redactErrorCredentials, redactUrl, redactUrlCredentials, turnFailureText } from '../../shared/redact';
 import { failureLine, startupLine } from '../../worker/runWorkerProcess';
 

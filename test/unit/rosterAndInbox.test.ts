@@ -1,7 +1,7 @@
 /** Pure rules of issue 3: roster decisions, inbox de-duplication, JSON inspection, wait edges. */
 import fc from 'fast-check';
 import { emptyInbox, receive, SEEN_WINDOW, takePending, type InboxMessage } from '../../shared/inbox';
-import { jsonProblem } from '../../shared/json';
+import { jsonProblem } from '../../shared/contract/json';
 import {
   applyAll,
   decideCloseAdmission,

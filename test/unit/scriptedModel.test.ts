@@ -3,8 +3,8 @@
  */
 import { abortableSleep, chunkScript, createScriptedModel, currentScriptedTurn, scriptStepsOf } from '../../activities/providers/scriptedModel';
 import { renderInboxMessage } from '../../shared/agent/transcript';
-import type { JsonValue } from '../../shared/json';
-import type { ChatMessage, ModelRequest, ModelResponse } from '../../shared/model';
+import type { JsonValue } from '../../shared/contract/json';
+import type { ChatMessage, ModelRequest, ModelResponse } from '../../shared/contract/model';
 
 /** A rendered inbox message (content: any JSON; scripts written inline read as unions TS will not call JsonValue). */
 function inbox(messageId: string, content: unknown, from = 'lead'): ChatMessage {

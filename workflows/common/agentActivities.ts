@@ -5,7 +5,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { ModelActivities, TeamActivities, WorkToolActivities } from '../../shared/contract';
 import type { DispatchResult } from '../../shared/agent/loop';
-import type { ToolCall } from '../../shared/model';
+import type { ToolCall } from '../../shared/contract/model';
 import { toolCallSummary } from '../../shared/webUi';
 
 /**

@@ -11,7 +11,7 @@ import { runAgentTurn } from '../../shared/agent/loop';
 import { identityText } from '../../shared/agent/policy';
 import { policyOf, type Toolset } from '../../shared/agent/profiles';
 import type { ConversationEntry } from '../../shared/contract';
-import type { ToolCall } from '../../shared/model';
+import type { ToolCall } from '../../shared/contract/model';
 import { MODEL_STEP, modelCallSummary, toolStep } from '../../shared/webUi';
 import { models, runWorkToolCall, type CheckoutActivities } from './agentActivities';
 

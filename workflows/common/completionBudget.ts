@@ -29,7 +29,7 @@ import {
 } from '@temporalio/workflow';
 import { completionNudgeSignal } from '../../shared/contract/lead';
 import { COMPLETION_ITEM_OVERHEAD_BYTES, CompletionScheduler } from '../../shared/completionBudget';
-import { jsonBytes } from '../../shared/limits';
+import { jsonBytes } from '../../shared/contract/limits';
 
 /** Runs recorded before it replay without the budget: spreading items over tasks moves commands and Update completions. */
 export const COMPLETION_BUDGET_PATCH = 'completion-budget-v1';

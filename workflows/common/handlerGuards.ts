@@ -8,11 +8,11 @@
 import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure, defineSignal, isCancellation, setDefaultSignalHandler, setHandler } from '@temporalio/workflow';
 import type { z } from 'zod';
-import type { IgnoredSignals } from '../../shared/signalPayloads';
-import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
+import type { IgnoredSignals } from '../../shared/contract/signals';
+import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { errorMessage } from '../../shared/errors';
 import { countAcceptedRequest, deliverResult, resultsInArrivalOrder, settleRead, settleWithRoom, type ResultSlot } from './completionBudget';
-export { noIgnoredSignals, type IgnoredSignals } from '../../shared/signalPayloads';
+export { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
 
 /** What a handler did with a signal it parsed. */
 export type SignalOutcome = 'applied' | 'nonMember' | 'unknownKey';

@@ -11,10 +11,10 @@ import { CARRIED_CONVERSATION_BUDGET } from '../../shared/agent/budget';
 import { PROFILE_NAMES } from '../../shared/contract';
 import type { LeadRunInput } from '../../shared/lead/carried';
 import type { TeammateRunInput } from '../../shared/session/carried';
-import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MAX_TEAM_ID_LENGTH, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
+import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MAX_TEAM_ID_LENGTH, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { MAX_MEMBER_NAME_LENGTH } from '../../shared/team/roster';
 import { MAX_REQUIRED_WORK_WAIT_MS, MIN_REQUIRED_WORK_WAIT_MS } from '../../shared/lead/nextStep';
-import { jsonProblem } from '../../shared/json';
+import { jsonProblem } from '../../shared/contract/json';
 import { deliveryProblem } from '../../shared/session/delivery';
 import { errorMessage } from '../../shared/errors';
 

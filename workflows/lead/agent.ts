@@ -16,7 +16,7 @@ import { turnFailureText } from '../../shared/redact';
 import { takePending } from '../../shared/inbox';
 import { REQUIRED_WORK_WAIT_MS, busyMembers, nextStepAfterReply, receiveForLead } from '../../shared/lead';
 import { LEAD, teamView } from '../../shared/team';
-import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
+import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { workTools } from '../common/agentActivities';
 import { runSessionTurn } from '../common/agentTurn';
 import { takeAtStepBoundary } from '../../shared/agent/steer';

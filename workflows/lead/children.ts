@@ -6,7 +6,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import { ApplicationFailure, ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { ReconcileOutcome, ReconcileTeammateInput, SubagentWorkflow, TeamActivities, TeammateInput, TeammateWorkflow } from '../../shared/contract';
-import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
+import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/searchAttributes';
 import { controlSummary, startMetadata, type WorkflowIdentity } from '../../shared/webUi';
 

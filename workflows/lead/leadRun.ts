@@ -6,7 +6,7 @@
 import { rejectionFailure } from '../../shared/failures';
 import type { LeadDecision, LeadEvent, LeadState } from '../../shared/lead';
 import { applyLeadAll, rememberedResult } from '../../shared/lead';
-import { noIgnoredSignals, type IgnoredSignals } from '../../shared/signalPayloads';
+import { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
 
 /** Updates accepted per run before rolling over; well under the server's 2,000 per run. */
 export const MAX_ACCEPTED_UPDATES_PER_RUN = 1_000;

@@ -11,7 +11,7 @@ import { errorMessage, innermostMessage } from '../../shared/errors';
 import { PROVISIONING_CONFLICT, rejectionFailure } from '../../shared/failures';
 import type { InboxMessage } from '../../shared/inbox';
 import { decideInterrupt, decideSettle, decideSpawnTeammate, decideStop, messageBytes, parseSpawn, parseWith, unsettledProvisioning } from '../../shared/lead';
-import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
+import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { own } from '../../shared/own';
 import type { MemberRecord } from '../../shared/team';
 import { LEAD, reject } from '../../shared/team';

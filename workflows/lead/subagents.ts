@@ -10,7 +10,7 @@ import * as contract from '../../shared/contract';
 import type { SubagentAnswer } from '../../shared/contract';
 import type { SubagentRecord } from '../../shared/lead/carried';
 import { own } from '../../shared/own';
-import { MAX_SUBAGENTS, SUBAGENT_ANSWERS_KEPT, SUBAGENT_ANSWER_MAX_BYTES, utf8Length } from '../../shared/limits';
+import { MAX_SUBAGENTS, SUBAGENT_ANSWERS_KEPT, SUBAGENT_ANSWER_MAX_BYTES, utf8Length } from '../../shared/contract/limits';
 import { LEAD } from '../../shared/team';
 import type { SignalOutcome } from '../common/handlerGuards';
 import type { LeadAgentState } from './agentState';

@@ -32,10 +32,10 @@ import {
   upgradeCarriedLeadState,
   type SignalDecision,
 } from '../../shared/lead';
-import { PAYLOAD_BUDGET_BYTES } from '../../shared/limits';
+import { PAYLOAD_BUDGET_BYTES } from '../../shared/contract/limits';
 import { own } from '../../shared/own';
 import { AgentTeamProjector, projectionInputs } from '../../shared/projection/agentTeamView';
-import { edgeUnwatchSchema, edgeWatchSchema, memberStatusReportSchema, rejectionReportSchema, subagentAnswerSchema } from '../../shared/signalPayloads';
+import { edgeUnwatchSchema, edgeWatchSchema, memberStatusReportSchema, rejectionReportSchema, subagentAnswerSchema } from '../../shared/contract/signals';
 import { taskKey, teamView } from '../../shared/team';
 import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate, ignoreUnknownSignals, type SignalGuard, type SignalOutcome } from '../common/handlerGuards';
 import { parseLeadInput } from '../common/workflowInputs';

@@ -25,11 +25,11 @@ import { asToolResult, memberTeamTools, workTools } from '../common/agentActivit
 import { runSessionTurn } from '../common/agentTurn';
 import { waitInMemberWorkflow } from './wait';
 import { SessionRun, nextSessionInput, type SessionRole } from './sessionRun';
-import { MAX_STATUS_TEXT_LENGTH } from '../../shared/limits';
+import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { errorMessage } from '../../shared/errors';
 import { turnFailureText } from '../../shared/redact';
 import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from '../common/handlerGuards';
-import { edgeNotificationSchema, interruptTurnSchema } from '../../shared/signalPayloads';
+import { edgeNotificationSchema, interruptTurnSchema } from '../../shared/contract/signals';
 import { toolCallSummary } from '../../shared/webUi';
 import { MemberDetails } from '../common/currentDetails';
 import { keepSearchAttribute } from '../common/searchAttributes';

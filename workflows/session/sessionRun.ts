@@ -10,8 +10,8 @@ import { emptyInbox, receive, takePending } from '../../shared/inbox';
 import { inboxEntry, takeAtStepBoundary, withdrawUnanswered } from '../../shared/agent/steer';
 import { deliveryProblem, relaySeqOf } from '../../shared/session/delivery';
 import { carriedWithinBudget, compactConversationOrDrop } from '../../shared/agent/budget';
-import { MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../../shared/limits';
-import { noIgnoredSignals, type IgnoredSignals } from '../../shared/signalPayloads';
+import { MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
+import { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
 import type { TeamEdge } from '../../shared/teamEdges';
 
 /** Signals handled per run before continuing as new; the server allows 10,000 per run. */
