@@ -5,3 +5,6 @@ export * from './parse';
 export * from './queries';
 export * from './state';
 export * from './nextStep';
+export * from './agentEvents';
+export * from './agentApply';
+export * from './agentDecide';

@@ -14,7 +14,19 @@ import type { AgentStatus, Attributed, ConversationEntry } from '../../shared/co
 import { innermostMessage } from '../../shared/errors';
 import { turnFailureText } from '../../shared/redact';
 import { takePending } from '../../shared/inbox';
-import { REQUIRED_WORK_WAIT_MS, busyMembers, nextStepAfterReply, receiveForLead } from '../../shared/lead';
+import {
+  REQUIRED_WORK_WAIT_MS,
+  busyMembers,
+  decideAnswer,
+  decideNudge,
+  decideResume,
+  decideStartTurn,
+  decideStatus,
+  decideTurnFailed,
+  decideYield,
+  nextStepAfterReply,
+  receiveForLead,
+} from '../../shared/lead';
 import { LEAD, teamView } from '../../shared/team';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { workTools } from '../common/agentActivities';
@@ -62,8 +74,9 @@ export class LeadAgentRunner {
 
   private setStatus(status: AgentStatus): void {
     const { agent, run } = this.deps;
-    if (agent.state.status === status) return;
-    agent.state.status = status;
+    const events = decideStatus(agent.state, status);
+    if (events.length === 0) return;
+    agent.apply(events);
     // An edge like any member's status change: waitForEdge wakes, so callers follow the Lead without polling.
     run.apply([{ type: 'leadStatusChanged', status }]);
     keepSearchAttribute(AGENT_TEAM_STATUS, status);
@@ -105,7 +118,7 @@ export class LeadAgentRunner {
       turn = agent.beginTurn(messages, teamId);
     }
     this.setStatus('running');
-    agent.state.lastError = null;
+    agent.apply(decideStartTurn(agent.state));
     this.turnScope = new CancellationScope();
     try {
       const result = await this.turnScope.run(() =>
@@ -117,7 +130,7 @@ export class LeadAgentRunner {
           role: 'lead',
           toolset,
           model: agent.options?.model ?? null,
-          session: agent.state,
+          session: agent.session,
           checkout,
           opIdPrefix: `${teamId}/lead/turn-${turn}`,
           team: (c, id) => runTeamToolCall(c, this.teamContext(id)),
@@ -130,7 +143,7 @@ export class LeadAgentRunner {
         }),
       );
       if (result.yieldedAtStep !== undefined) {
-        agent.state.resumeTurn = { turn, step: result.yieldedAtStep };
+        agent.apply(decideYield(agent.state, turn, result.yieldedAtStep));
         return 'yielded';
       }
       return 'done';
@@ -142,7 +155,7 @@ export class LeadAgentRunner {
       // URL credentials (a MODEL_BASE_URL with user:password@) never reach the note or the view.
       const message = turnFailureText(innermostMessage(error), MAX_STATUS_TEXT_LENGTH);
       agent.note({ event: 'turn failed', error: message });
-      agent.state.lastError = `${message}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again`;
+      agent.apply(decideTurnFailed(agent.state, message));
       this.setStatus('failed');
       return 'failed';
     } finally {
@@ -176,7 +189,7 @@ export class LeadAgentRunner {
       if (!waitingForWork && !replyPending) {
         // A turn the previous run yielded at a rollover goes on first, before any new mail.
         const resume = agent.state.resumeTurn;
-        agent.state.resumeTurn = undefined;
+        agent.apply(decideResume(agent.state));
         if (!resume) {
           await condition(() => closing() || hasMail());
           if (closing()) return;
@@ -199,12 +212,11 @@ export class LeadAgentRunner {
           continue;
         }
         if (step.kind === 'nudge') {
-          if (step.countsAgainstBudget) agent.state.nudges += 1;
+          agent.apply(decideNudge(agent.state, step.countsAgainstBudget));
           this.nudge(step.content);
           break;
         }
-        agent.state.finalAnswer = agent.lastReply();
-        agent.state.openTasksAtAnswer = step.openTasks;
+        agent.apply(decideAnswer(agent.state, step.openTasks));
         this.setStatus('answered');
         break;
       }

@@ -1,13 +1,15 @@
 /**
  * The Lead agent's durable state: its conversation, turn count, working directory, status, final
- * answer and the ordinary subagents it started. Plain data, carried across continue-as-new. No
- * Temporal calls here; agent.ts runs the turns.
+ * answer and the ordinary subagents it started. Plain data, carried across continue-as-new. It
+ * changes only through `apply` (events from the decide functions in shared/lead/agentDecide.ts,
+ * applied by applyLeadAgent); the conversation is the one part appended in place (the agent loop's
+ * log). No Temporal calls here; agent.ts runs the turns.
  */
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName } from '../../shared/contract';
 import type { CarriedLeadAgent, LeadRunInput } from '../../shared/lead/carried';
 import type { InboxMessage } from '../../shared/inbox';
-import { PROMPT_SENDER } from '../../shared/lead';
-import { LEAD } from '../../shared/team';
+import type { LeadAgentEvent } from '../../shared/lead';
+import { PROMPT_SENDER, applyLeadAgentAll, decideBeginTurn, decideCwd, decideTake } from '../../shared/lead';
 import { QUERIED_CONVERSATION_BUDGET_BYTES, compactConversation, compactConversationOrDrop } from '../../shared/agent/budget';
 import { completedTurnPrefix } from '../../shared/agent/prompt';
 import { inboxEntry } from '../../shared/agent/steer';
@@ -19,15 +21,17 @@ export function teamIdOfLeadMail(message: InboxMessage, teamId: string): string 
 
 export class LeadAgentState {
   readonly options: LeadAgentOptions | null;
-  /** Everything carried across continue-as-new, as one value. */
-  state: CarriedLeadAgent;
+  /** Everything carried across continue-as-new, as one value; replaced only by `apply`. */
+  private value: CarriedLeadAgent;
   /** The turn in progress, if any: a fork spawned now excludes it. */
   currentTurn: number | null = null;
+  /** The Lead's working directory as a running turn's work tools see it (a `cd` is applied as an event). */
+  readonly session: { cwd: string };
 
   constructor(input: LeadRunInput) {
     this.options = input.agent ?? null;
     const conversation = [...(input.forkOf?.conversation ?? [])];
-    this.state = input.carried?.agent ?? {
+    this.value = input.carried?.agent ?? {
       conversation,
       turns: Math.max(0, ...conversation.map((e) => e.turn)),
       cwd: input.agent?.cwd ?? '.',
@@ -39,6 +43,27 @@ export class LeadAgentState {
       subagents: {},
       nextSubagent: 0,
     };
+    const current = (): Readonly<CarriedLeadAgent> => this.state;
+    const apply = (events: readonly LeadAgentEvent[]): void => this.apply(events);
+    this.session = {
+      get cwd(): string {
+        return current().cwd;
+      },
+      set cwd(cwd: string) {
+        apply(decideCwd(current(), cwd));
+      },
+    };
+  }
+
+  /** The state as it is now (read only: it changes through `apply`). */
+  get state(): Readonly<CarriedLeadAgent> {
+    return this.value;
+  }
+
+  /** The one place the state changes. */
+  apply(events: readonly LeadAgentEvent[]): void {
+    if (events.length === 0) return;
+    this.value = applyLeadAgentAll(this.value, events);
   }
 
   get enabled(): boolean {
@@ -51,26 +76,16 @@ export class LeadAgentState {
 
   /** Takes the inbox messages into the conversation as the next turn's user entries. */
   beginTurn(messages: InboxMessage[], teamId: string): number {
-    this.state.turns += 1;
+    this.apply(decideBeginTurn(this.state, messages));
     this.currentTurn = this.state.turns;
-    this.record(messages, teamId);
+    for (const m of messages) this.state.conversation.push(inboxEntry(m, this.state.turns, teamIdOfLeadMail(m, teamId)));
     return this.state.turns;
   }
 
   /** Steer: messages taken at a step boundary of the running turn (the current turn), as its user entries. */
   takeIntoRunningTurn(take: { messages: InboxMessage[]; entries: ConversationEntry[] }): void {
-    this.noteSenders(take.messages);
+    this.apply(decideTake(this.state, take.messages));
     this.state.conversation.push(...take.entries);
-  }
-
-  private record(messages: InboxMessage[], teamId: string): void {
-    this.noteSenders(messages);
-    for (const m of messages) this.state.conversation.push(inboxEntry(m, this.state.turns, teamIdOfLeadMail(m, teamId)));
-  }
-
-  /** Word from anyone but the Lead itself (its own nudges) starts the nudge budget over. */
-  private noteSenders(messages: InboxMessage[]): void {
-    if (messages.some((m) => m.from !== LEAD)) this.state.nudges = 0;
   }
 
   note(content: ConversationEntry['content']): void {
@@ -80,11 +95,6 @@ export class LeadAgentState {
   /** The Lead's completed-turn prefix, captured once as a fork teammate's seed. */
   forkSeed(): ConversationEntry[] {
     return compactConversation(completedTurnPrefix(this.state.conversation, this.currentTurn));
-  }
-
-  lastReply(): string | null {
-    const last = this.state.conversation[this.state.conversation.length - 1];
-    return last?.role === 'assistant' && typeof last.content === 'string' ? last.content : null;
   }
 
   carry(conversationBudget?: number): CarriedLeadAgent {

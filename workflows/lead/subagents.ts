@@ -8,9 +8,10 @@ import { ApplicationFailure, condition, getExternalWorkflowHandle } from '@tempo
 import type { SubagentToolContext } from '../../shared/agent/subagentTools';
 import * as contract from '../../shared/contract';
 import type { SubagentAnswer } from '../../shared/contract';
+import type { LeadAgentRejection } from '../../shared/lead';
+import { decideCloseSubagent, decideOpenSubagent, decideSubagentAnswer, findOpenSubagent, subagentId } from '../../shared/lead';
 import type { SubagentRecord } from '../../shared/lead/carried';
 import { own } from '../../shared/own';
-import { MAX_SUBAGENTS, SUBAGENT_ANSWERS_KEPT, SUBAGENT_ANSWER_MAX_BYTES, utf8Length } from '../../shared/contract/limits';
 import { LEAD } from '../../shared/team';
 import type { SignalOutcome } from '../common/handlerGuards';
 import type { LeadAgentState } from './agentState';
@@ -31,23 +32,18 @@ export class LeadSubagents {
   context(opId: string): SubagentToolContext {
     const { agent, teamId, now } = this.deps;
     const record = (agentId: string): SubagentRecord => {
-      const found = own(agent.state.subagents, agentId);
-      if (!found || found.closed) {
-        throw ApplicationFailure.create({
-          type: 'UnknownAgent',
-          message: `no open subagent "${agentId}"; use an agentId returned by subagent or subagent_fork`,
-          nonRetryable: true,
-        });
-      }
-      return found;
+      const found = findOpenSubagent(agent.state, agentId);
+      if (!found.ok) throw agentFailure(found.rejection);
+      return found.record;
     };
     return {
       startSubagent: async ({ prompt, context, model }): Promise<SubagentAnswer> => {
-        this.makeRoomForSubagent();
-        agent.state.nextSubagent += 1;
-        const agentId = `${teamId}/subagent/${agent.state.nextSubagent}`;
+        // Forgets the oldest closed subagents past MAX_SUBAGENTS; refuses a new one when that many are open.
+        const opened = decideOpenSubagent(agent.state, teamId);
+        if (!opened.ok) throw agentFailure(opened.rejection);
+        agent.apply(opened.events);
+        const agentId = subagentId(teamId, agent.state.nextSubagent);
         const name = `subagent-${agent.state.nextSubagent}`;
-        agent.state.subagents = { ...agent.state.subagents, [agentId]: { workflowId: agentId, answers: [], closed: false } };
         // Survives the Lead's continue-as-new; close_agent and disposal stop it.
         await startSessionChild({
           workflowType: contract.SUBAGENT_WORKFLOW_TYPE,
@@ -85,7 +81,7 @@ export class LeadSubagents {
       closeAgent: async (agentId) => {
         const target = record(agentId);
         await this.deps.stopChild(target.workflowId);
-        agent.state.subagents = { ...agent.state.subagents, [agentId]: { ...target, closed: true } };
+        this.closed(agentId);
         return { agentId, closed: true };
       },
     };
@@ -93,33 +89,16 @@ export class LeadSubagents {
 
   /** A subagent's answer (a parsed signal). Long answers are cut to SUBAGENT_ANSWER_MAX_BYTES with a note. */
   recordAnswer(answer: SubagentAnswer): SignalOutcome {
-    const { agent } = this.deps;
-    const record = own(agent.state.subagents, answer.agentId);
-    if (!record) return 'unknownKey';
-    if (record.answers.some((a) => a.turn === answer.turn)) return 'applied';
-    const kept: SubagentAnswer = { ...answer, answer: answer.answer === null ? null : clip(answer.answer, SUBAGENT_ANSWER_MAX_BYTES) };
-    // The newest answers only: waits look for an answer of a later turn, never by position.
-    agent.state.subagents = { ...agent.state.subagents, [answer.agentId]: { ...record, answers: [...record.answers, kept].slice(-SUBAGENT_ANSWERS_KEPT) } };
+    const decision = decideSubagentAnswer(this.deps.agent.state, answer);
+    if (!decision.ok) return decision.ignored;
+    this.deps.agent.apply(decision.events);
     return 'applied';
   }
 
-  /** Forgets the oldest closed subagents past MAX_SUBAGENTS; refuses a new one when that many are open. */
-  private makeRoomForSubagent(): void {
-    const { agent } = this.deps;
-    const entries = Object.entries(agent.state.subagents);
-    if (entries.length < MAX_SUBAGENTS) return;
-    const closed = entries.filter(([, r]) => r.closed).map(([id]) => id);
-    if (closed.length === 0) {
-      throw ApplicationFailure.create({
-        type: 'TooManySubagents',
-        message: `${MAX_SUBAGENTS} subagents are open; close one (close_agent) before starting another`,
-        nonRetryable: true,
-      });
-    }
-    const forget = new Set(closed.slice(0, entries.length - MAX_SUBAGENTS + 1));
-    const kept: typeof agent.state.subagents = {};
-    for (const [id, r] of entries) if (!forget.has(id)) kept[id] = r;
-    agent.state.subagents = kept;
+  /** A subagent whose child has stopped is closed (decided against the state now: another call may have closed it meanwhile). */
+  private closed(agentId: string): void {
+    const decision = decideCloseSubagent(this.deps.agent.state, agentId);
+    if (decision.ok) this.deps.agent.apply(decision.events);
   }
 
   /** Open subagents to stop at disposal. */
@@ -128,16 +107,11 @@ export class LeadSubagents {
     for (const [agentId, record] of Object.entries(agent.state.subagents)) {
       if (record.closed) continue;
       await this.deps.stopChild(record.workflowId);
-      agent.state.subagents = { ...agent.state.subagents, [agentId]: { ...record, closed: true } };
+      this.closed(agentId);
     }
   }
 }
 
-/** Cuts text to at most `maxBytes` of UTF-8 (on a character boundary) and says how much was cut. */
-export function clip(text: string, maxBytes: number): string {
-  if (utf8Length(text) <= maxBytes) return text;
-  const note = (cut: number): string => `\n[cut ${cut} characters to stay within the size budget; ask for a shorter answer]`;
-  let keep = Math.min(text.length, maxBytes);
-  while (keep > 0 && utf8Length(text.slice(0, keep)) + utf8Length(note(text.length - keep)) > maxBytes) keep = Math.floor(keep * 0.9);
-  return text.slice(0, keep) + note(text.length - keep);
+function agentFailure(rejection: LeadAgentRejection): ApplicationFailure {
+  return ApplicationFailure.create({ type: rejection.type, message: rejection.message, nonRetryable: true });
 }

@@ -1,0 +1,148 @@
+/**
+ * One small decide function per Lead agent command (its status, turn bookkeeping, nudges, working
+ * directory, subagents): from the agent's state and the command, the events to apply
+ * (agentEvents.ts), or a typed rejection. Pure: bundled into workflow code. The workflow
+ * (workflows/lead/agent.ts, subagents.ts, agentState.ts) carries out the effects and applies the
+ * events through LeadAgentState.apply only.
+ */
+import type { AgentStatus, ConversationEntry, SubagentAnswer } from '../contract';
+import type { InboxMessage } from '../inbox';
+import { MAX_SUBAGENTS, SUBAGENT_ANSWER_MAX_BYTES, utf8Length } from '../contract/limits';
+import { own } from '../own';
+import { LEAD } from '../team';
+import type { LeadAgentEvent } from './agentEvents';
+import type { CarriedLeadAgent, SubagentRecord } from './carried';
+
+export type LeadAgentRejectionType = 'TooManySubagents' | 'UnknownAgent';
+export interface LeadAgentRejection {
+  type: LeadAgentRejectionType;
+  message: string;
+}
+export type LeadAgentDecision = { ok: true; events: LeadAgentEvent[] } | { ok: false; rejection: LeadAgentRejection };
+
+const accept = (...events: LeadAgentEvent[]): LeadAgentDecision => ({ ok: true, events });
+const refuse = (type: LeadAgentRejectionType, message: string): LeadAgentDecision => ({ ok: false, rejection: { type, message } });
+
+// ---- status --------------------------------------------------------------------------------
+
+/** Nothing when the status is already that one (no edge, no search attribute update). */
+export function decideStatus(state: CarriedLeadAgent, status: AgentStatus): LeadAgentEvent[] {
+  return state.status === status ? [] : [{ type: 'statusChanged', status }];
+}
+
+// ---- turn bookkeeping ----------------------------------------------------------------------
+
+/** A new turn over the inbox's messages (the workflow records them as the turn's user entries). */
+export function decideBeginTurn(state: CarriedLeadAgent, messages: readonly InboxMessage[]): LeadAgentEvent[] {
+  return [{ type: 'turnBegan' }, ...decideTake(state, messages)];
+}
+
+/** Messages taken into the conversation (a turn's opening messages, or Steer's take into the running turn). */
+export function decideTake(state: CarriedLeadAgent, messages: readonly InboxMessage[]): LeadAgentEvent[] {
+  // Word from anyone but the Lead itself (its own nudges) starts the nudge budget over.
+  return state.nudges !== 0 && messages.some((m) => m.from !== LEAD) ? [{ type: 'nudgesReset' }] : [];
+}
+
+/** A turn (new or resumed) is about to run. */
+export function decideStartTurn(_state: CarriedLeadAgent): LeadAgentEvent[] {
+  return [{ type: 'turnStarted' }];
+}
+
+/** The turn stopped at a step boundary for the rollover. */
+export function decideYield(_state: CarriedLeadAgent, turn: number, step: number): LeadAgentEvent[] {
+  return [{ type: 'turnYielded', turn, step }];
+}
+
+/** The run goes on with the turn the previous run yielded, if there is one. */
+export function decideResume(state: CarriedLeadAgent): LeadAgentEvent[] {
+  return state.resumeTurn !== undefined ? [{ type: 'turnResumed' }] : [];
+}
+
+/** A turn failed with `message` (already redacted and bounded). */
+export function decideTurnFailed(_state: CarriedLeadAgent, message: string): LeadAgentEvent[] {
+  return [{ type: 'turnFailed', error: `${message}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again` }];
+}
+
+/** A nudge after a reply (shared/lead/nextStep.ts): counted only when it counts against the budget. */
+export function decideNudge(_state: CarriedLeadAgent, countsAgainstBudget: boolean): LeadAgentEvent[] {
+  return countsAgainstBudget ? [{ type: 'nudgeCounted' }] : [];
+}
+
+/** The last reply becomes the final answer, with the tasks open at that moment. */
+export function decideAnswer(state: CarriedLeadAgent, openTasks: readonly number[]): LeadAgentEvent[] {
+  return [{ type: 'answered', finalAnswer: lastReply(state.conversation), openTasks: [...openTasks] }];
+}
+
+/** A work tool reported the session's directory after it ran (bash's `cd`). */
+export function decideCwd(state: CarriedLeadAgent, cwd: string): LeadAgentEvent[] {
+  return state.cwd === cwd ? [] : [{ type: 'cwdChanged', cwd }];
+}
+
+export function lastReply(conversation: readonly ConversationEntry[]): string | null {
+  const last = conversation[conversation.length - 1];
+  return last?.role === 'assistant' && typeof last.content === 'string' ? last.content : null;
+}
+
+// ---- subagents -----------------------------------------------------------------------------
+
+export function subagentId(teamId: string, n: number): string {
+  return `${teamId}/subagent/${n}`;
+}
+
+/**
+ * A new subagent, numbered next. Past MAX_SUBAGENTS records the oldest closed ones are forgotten
+ * first; when that many are open, TooManySubagents.
+ */
+export function decideOpenSubagent(state: CarriedLeadAgent, teamId: string): LeadAgentDecision {
+  const entries = Object.entries(state.subagents);
+  const pruned: LeadAgentEvent[] = [];
+  if (entries.length >= MAX_SUBAGENTS) {
+    const closed = entries.filter(([, r]) => r.closed).map(([id]) => id);
+    if (closed.length === 0) return refuse('TooManySubagents', `${MAX_SUBAGENTS} subagents are open; close one (close_agent) before starting another`);
+    pruned.push({ type: 'subagentsPruned', agentIds: closed.slice(0, entries.length - MAX_SUBAGENTS + 1) });
+  }
+  return accept(...pruned, { type: 'subagentOpened', agentId: subagentId(teamId, state.nextSubagent + 1) });
+}
+
+/** The open subagent a tool call names (send_input, wait_agent, close_agent), or UnknownAgent. */
+export function findOpenSubagent(
+  state: CarriedLeadAgent,
+  agentId: string,
+): { ok: true; record: SubagentRecord } | { ok: false; rejection: LeadAgentRejection } {
+  const record = own(state.subagents, agentId);
+  if (record && !record.closed) return { ok: true, record };
+  return { ok: false, rejection: { type: 'UnknownAgent', message: `no open subagent "${agentId}"; use an agentId returned by subagent or subagent_fork` } };
+}
+
+/**
+ * close_agent and disposal: an open subagent is closed once its child has stopped. Checked before
+ * the stop (UnknownAgent) and decided again after it, against the state then.
+ */
+export function decideCloseSubagent(state: CarriedLeadAgent, agentId: string): LeadAgentDecision {
+  const found = findOpenSubagent(state, agentId);
+  return found.ok ? accept({ type: 'subagentClosed', agentId }) : found;
+}
+
+/**
+ * A subagent's answer (a signal: never refused, ignored for an unknown subagent). A turn already
+ * answered changes nothing; a long answer is cut to SUBAGENT_ANSWER_MAX_BYTES with a note.
+ */
+export function decideSubagentAnswer(
+  state: CarriedLeadAgent,
+  answer: SubagentAnswer,
+): { ok: true; events: LeadAgentEvent[] } | { ok: false; ignored: 'unknownKey' } {
+  const record = own(state.subagents, answer.agentId);
+  if (!record) return { ok: false, ignored: 'unknownKey' };
+  if (record.answers.some((a) => a.turn === answer.turn)) return { ok: true, events: [] };
+  const kept: SubagentAnswer = { ...answer, answer: answer.answer === null ? null : clip(answer.answer, SUBAGENT_ANSWER_MAX_BYTES) };
+  return { ok: true, events: [{ type: 'subagentAnswered', answer: kept }] };
+}
+
+/** Cuts text to at most `maxBytes` of UTF-8 (on a character boundary) and says how much was cut. */
+export function clip(text: string, maxBytes: number): string {
+  if (utf8Length(text) <= maxBytes) return text;
+  const note = (cut: number): string => `\n[cut ${cut} characters to stay within the size budget; ask for a shorter answer]`;
+  let keep = Math.min(text.length, maxBytes);
+  while (keep > 0 && utf8Length(text.slice(0, keep)) + utf8Length(note(text.length - keep)) > maxBytes) keep = Math.floor(keep * 0.9);
+  return text.slice(0, keep) + note(text.length - keep);
+}
