@@ -4,14 +4,9 @@
  * waiter only sees edges numbered after its call began; it never replays earlier ones, so callers
  * re-read authoritative state after waking.
  */
-/**
- * What a member waits on, and what a wait that names no kinds wakes on: every kind but `failure`.
- * Another caller's refused operation changes nothing a waiting member acts on, and waking it would
- * cost a model turn.
- */
-export const MEMBER_EDGE_KINDS = ['roster', 'mailbox', 'task', 'status'] as const;
-export const EDGE_KINDS = [...MEMBER_EDGE_KINDS, 'failure'] as const;
-export type EdgeKind = (typeof EDGE_KINDS)[number];
+import type { EdgeKind } from './contract/vocabulary';
+
+export { EDGE_KINDS, MEMBER_EDGE_KINDS, type EdgeKind } from './contract/vocabulary';
 
 export interface TeamEdge {
   seq: number;

@@ -7,10 +7,11 @@
 import { z } from 'zod';
 import type { SubagentAnswer } from '../contract';
 import { defineTool, type AnyTool } from '../tools/tool';
+import { modelNameSchema, type MemberContext } from '../contract/vocabulary';
 
 export interface SubagentToolContext {
   /** Starts a child session with `prompt` as its first message and waits for its first answer. */
-  startSubagent(request: { prompt: string; context: 'fresh' | 'fork'; model: string | null }): Promise<SubagentAnswer>;
+  startSubagent(request: { prompt: string; context: MemberContext; model: string | null }): Promise<SubagentAnswer>;
   sendInput(agentId: string, message: string): Promise<{ agentId: string; messageId: string }>;
   /** The next answer of that subagent after this call began, or null on timeout. */
   waitAgent(agentId: string, timeoutMs: number): Promise<SubagentAnswer | null>;
@@ -25,7 +26,7 @@ export const subagentTool = defineTool({
   description:
     'Start a subagent with a fresh context on a self-contained piece of work and wait for its answer. ' +
     'It keeps running for follow-ups (send_input) until you close it.',
-  input: z.strictObject({ prompt: z.string().min(1).max(50_000), model: z.string().min(1).max(200).optional() }),
+  input: z.strictObject({ prompt: z.string().min(1).max(50_000), model: modelNameSchema.optional() }),
   result: answerResult,
   execute: (input, ctx: SubagentToolContext) => ctx.startSubagent({ prompt: input.prompt, context: 'fresh', model: input.model ?? null }),
 });
@@ -33,7 +34,7 @@ export const subagentTool = defineTool({
 export const subagentForkTool = defineTool({
   name: 'subagent_fork',
   description: 'Like subagent, but the subagent starts with your conversation up to (not including) this turn.',
-  input: z.strictObject({ prompt: z.string().min(1).max(50_000), model: z.string().min(1).max(200).optional() }),
+  input: z.strictObject({ prompt: z.string().min(1).max(50_000), model: modelNameSchema.optional() }),
   result: answerResult,
   execute: (input, ctx: SubagentToolContext) => ctx.startSubagent({ prompt: input.prompt, context: 'fork', model: input.model ?? null }),
 });

@@ -28,6 +28,7 @@ import {
 } from '../team';
 import { callerOnlySchema, interruptRequestSchema, sendEnvelopeSchema, spawnRequestSchema, waitRequestSchema } from '../team/requestSchemas';
 import { defineTool, type AnyTool } from '../tools/tool';
+import { agentStatusSchema, liveStatusSchema, memberContextSchema, memberPhaseSchema } from '../contract/vocabulary';
 
 export interface TeamToolContext {
   /** The acting member, attributed by the runtime. */
@@ -69,9 +70,9 @@ function forModel(task: TaskView): TaskForModel {
 }
 
 const taskResult = z.strictObject({ task: taskForModel });
-const liveStatus = z.enum(['starting', 'running', 'idle', 'exited']);
-const memberPhase = z.enum(['provisioning', 'active', 'failed', 'stopped']);
-const agentStatus = z.enum(['running', 'waiting', 'idle', 'answered', 'failed']);
+const liveStatus = liveStatusSchema;
+const memberPhase = memberPhaseSchema;
+const agentStatus = agentStatusSchema;
 
 // ---- what the model reads about the wire's fields ----------------------------------------------
 
@@ -97,7 +98,7 @@ export const spawnTeammateTool = defineTool({
   result: z.strictObject({
     name: z.string(),
     phase: memberPhase,
-    context: z.enum(['fresh', 'fork']),
+    context: memberContextSchema,
     failure: z.string().nullable(),
     initialMessageId: z.string(),
   }),
@@ -264,7 +265,7 @@ export const readRosterTool = defineTool({
       z.strictObject({
         name: z.string(),
         phase: memberPhase,
-        context: z.enum(['fresh', 'fork']),
+        context: memberContextSchema,
         model: z.string().nullable(),
         status: liveStatus.nullable(),
         failure: z.string().nullable(),

@@ -5,6 +5,7 @@
 import type { JsonValue } from './json';
 import type { ToolCall } from './model';
 import type { InboxAcceptance } from './lead';
+import type { AgentStatus } from './vocabulary';
 
 /** What a relayed send returned, as the sender's conversation records it. */
 export type SendOutcome = { ok: true; acceptance: InboxAcceptance } | { ok: false; type: string; message: string };
@@ -59,9 +60,6 @@ export interface LeadAgentOptions {
    */
   requiredWorkWaitMs?: number;
 }
-
-/** `failed`: the last turn failed for good (e.g. the model rejected the request); a new prompt starts another turn. */
-export type AgentStatus = 'running' | 'waiting' | 'idle' | 'answered' | 'failed';
 
 /** The Lead agent as the operator sees it (query `getAgentState`). */
 export interface LeadAgentView {

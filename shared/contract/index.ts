@@ -13,6 +13,7 @@
  * shared/session/carried.ts).
  */
 export * from './callers';
+export * from './vocabulary';
 export * from './agent';
 export * from './lead';
 export * from './updates';

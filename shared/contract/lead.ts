@@ -30,6 +30,7 @@ import type {
 } from '../team';
 import type { ListTasksPageRequest } from '../team/requestSchemas';
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView } from './agent';
+import type { LiveStatus } from './vocabulary';
 
 /**
  * Attribution: `caller` names who acts (callers.ts): the operator ("@operator", a person: the CLI,
@@ -94,7 +95,6 @@ export interface SendMessageRequest extends Attributed {
   /** Stable id for de-duplication; a retried send with the same id is delivered once. Defaults to the update id. */
   messageId?: string;
 }
-export type LiveStatus = 'starting' | 'running' | 'idle' | 'exited';
 /** Inbox acceptance: the target's inbox has recorded (or had already recorded) the message. */
 export interface InboxAcceptance {
   messageId: string;

@@ -5,10 +5,10 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { InboxMessage } from '../inbox';
 import type { IgnoredSignals } from './signals';
-import type { MemberContext } from '../team';
+import type { MemberContext } from './vocabulary';
 import type { TeamEdge } from '../teamEdges';
 import type { ConversationEntry } from './agent';
-import type { LiveStatus } from './lead';
+import type { LiveStatus } from './vocabulary';
 
 /** Lead → teammate: the edge a watch was waiting for. */
 export const edgeNotificationSignal = defineSignal<[{ waitId: string; edge: TeamEdge }]>('edgeNotification');

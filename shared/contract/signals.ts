@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { MAX_ID_LENGTH } from './limits';
 import { MAX_MEMBER_NAME_LENGTH } from '../team/roster';
 import { EDGE_KINDS } from '../teamEdges';
+import { liveStatusSchema } from './vocabulary';
 
 const name = z.string().min(1).max(MAX_MEMBER_NAME_LENGTH);
 const id = z.string().min(1).max(MAX_ID_LENGTH);
@@ -15,7 +16,7 @@ const kinds = z.array(z.enum(EDGE_KINDS)).min(1).max(EDGE_KINDS.length);
 
 export const memberStatusReportSchema = z.object({
   name,
-  status: z.enum(['starting', 'running', 'idle', 'exited']),
+  status: liveStatusSchema,
   turn: count,
   consumed: count.optional(),
   settled: count.optional(),

@@ -10,6 +10,7 @@ import { MAX_ID_LENGTH } from '../contract/limits';
 import { EDGE_KINDS } from '../teamEdges';
 import { memberNameSchema } from './commands';
 import { LIST_PAGE_DEFAULT_BYTES, LIST_PAGE_MAX_BYTES, LIST_PAGE_MIN_BYTES } from './boardPage';
+import { memberContextSchema, modelNameSchema } from '../contract/vocabulary';
 
 /** The longest a wait_agent / waitForEdge may block: one hour. */
 export const MAX_WAIT_MS = 3_600_000;
@@ -33,9 +34,9 @@ export type ListTasksPageRequest = z.input<typeof listTasksPageRequestSchema>;
 export const spawnRequestSchema = z.strictObject({
   caller,
   name: memberNameSchema,
-  context: z.enum(['fresh', 'fork']).default('fresh'),
+  context: memberContextSchema.default('fresh'),
   message: z.unknown(),
-  model: z.string().min(1).max(200).nullable().default(null),
+  model: modelNameSchema.nullable().default(null),
 });
 /** `content` is only typed here; the Lead checks it is JSON within the message size limit from the original input. */
 export const sendEnvelopeSchema = z.strictObject({ caller, to: memberNameSchema, content: z.unknown(), messageId: messageId.optional() });

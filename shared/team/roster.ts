@@ -1,14 +1,13 @@
 /** Roster rules that need no state: member names and phases. */
 import { LEAD } from '../contract/callers';
+import type { MemberContext, MemberPhase } from '../contract/vocabulary';
 
 export { LEAD, OPERATOR, hasLeadAuthority } from '../contract/callers';
 export const DEFAULT_MAX_MEMBERS = 8;
 export const MAX_MEMBER_NAME_LENGTH = 40;
 const MEMBER_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
-export const MEMBER_PHASES = ['provisioning', 'active', 'failed', 'stopped'] as const;
-export type MemberPhase = (typeof MEMBER_PHASES)[number];
-export type MemberContext = 'fresh' | 'fork';
+export { MEMBER_CONTEXTS, MEMBER_PHASES, type MemberContext, type MemberPhase } from '../contract/vocabulary';
 
 export interface MemberRecord {
   name: string;

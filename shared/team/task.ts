@@ -1,7 +1,8 @@
 /** Task snapshots and the status transition table. Pure data, no behaviour beyond lookups. */
 
-export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+import type { TaskStatus } from '../contract/vocabulary';
+
+export { TASK_STATUSES, type TaskStatus } from '../contract/vocabulary';
 
 /** A complete task snapshot: every mutation replaces it whole and raises `revision` by exactly one. */
 export interface TaskSnapshot {

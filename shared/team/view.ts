@@ -1,4 +1,4 @@
-import type { AgentStatus } from '../contract/agent';
+import type { AgentStatus } from '../contract/vocabulary';
 import { readinessProblem } from './decideTask';
 import type { MemberRecord } from './roster';
 import { LEAD } from './roster';

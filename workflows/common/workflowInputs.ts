@@ -17,6 +17,7 @@ import { MAX_REQUIRED_WORK_WAIT_MS, MIN_REQUIRED_WORK_WAIT_MS } from '../../shar
 import { jsonProblem } from '../../shared/contract/json';
 import { deliveryProblem } from '../../shared/session/delivery';
 import { errorMessage } from '../../shared/errors';
+import { memberContextSchema, modelNameSchema } from '../../shared/contract/vocabulary';
 
 export const INVALID_WORKFLOW_INPUT = 'InvalidWorkflowInput';
 /** The largest roster a Lead may be started with (each member adds a child and its status to the carried state). */
@@ -65,7 +66,7 @@ const leadInputSchema = z.object({
     .object({
       prompt: z.string(),
       profile: z.enum(PROFILE_NAMES).optional(),
-      model: z.string().min(1).max(200).nullable().optional(),
+      model: modelNameSchema.nullable().optional(),
       cwd: z.string().min(1).max(1_000).optional(),
       checkoutTaskQueue: z.string().min(1).max(200).optional(),
       requiredWorkWaitMs: z.number().int().min(MIN_REQUIRED_WORK_WAIT_MS).max(MAX_REQUIRED_WORK_WAIT_MS).optional(),
@@ -129,10 +130,10 @@ const teammateInputSchema = z.object({
       .string()
       .min(1)
       .max(MAX_MEMBER_NAME_LENGTH + 20),
-    context: z.enum(['fresh', 'fork']),
+    context: memberContextSchema,
     initialMessageId: z.string().min(1).max(MAX_ID_LENGTH),
   }),
-  model: z.string().min(1).max(200).nullable(),
+  model: modelNameSchema.nullable(),
   seed: conversation,
   initialMessage: z.unknown(),
   cwd: z.string().min(1).max(1_000).optional(),
