@@ -1,19 +1,7 @@
-import type { JsonValue } from './contract/json';
 import { SEEN_BUDGET_BYTES, jsonBytes } from './contract/limits';
+import type { InboxMessage } from './contract/team';
 
-/**
- * A member's inbox: the durable target-side record of sends. Each message id is recorded once,
- * so a retried send (same id) is acknowledged but never delivered twice. Pure, plain data.
- */
-export interface InboxMessage {
-  messageId: string;
-  /** Attributed by the runtime that relayed the send, never by the payload's author. */
-  from: string;
-  content: JsonValue;
-  sentAt: string;
-  /** Set by the Lead on each message it relays to a teammate: numbered per target, so the target can settle it. */
-  relaySeq?: number;
-}
+export type { InboxMessage } from './contract/team';
 
 export interface InboxState {
   pending: InboxMessage[];

@@ -5,16 +5,11 @@
  * re-read authoritative state after waking.
  */
 import type { EdgeKind } from './contract/vocabulary';
+import type { TeamEdge } from './contract/team';
+
+export type { TeamEdge } from './contract/team';
 
 export { EDGE_KINDS, MEMBER_EDGE_KINDS, type EdgeKind } from './contract/vocabulary';
-
-export interface TeamEdge {
-  seq: number;
-  kind: EdgeKind;
-  /** A short description: the event type, message id or member status. */
-  subject: string;
-  at: string;
-}
 
 export const EDGE_WINDOW = 64;
 

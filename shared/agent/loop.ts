@@ -11,18 +11,11 @@ import type { ConversationEntry, SendOutcome } from '../contract';
 import type { ChatMessage, ModelResponse, ToolCall } from '../contract/model';
 import { fitPrompt } from './budget';
 import { assemblePrompt } from './prompt';
+import type { DispatchResult } from '../contract/activities';
+
+export type { DispatchResult } from '../contract/activities';
 
 export const DEFAULT_MAX_STEPS_PER_TURN = 40;
-
-export interface DispatchResult {
-  ok: boolean;
-  /** Compact JSON for the model. */
-  text: string;
-  /** Set when the result is a record of this Team (Team tools), so forks of the root can drop it. */
-  teamRecord?: boolean;
-  /** A send_message's inbox acceptance (or rejection), collected as the turn's receipts. */
-  receipt?: SendOutcome;
-}
 
 export interface AgentTurnInput {
   conversation: ConversationEntry[];

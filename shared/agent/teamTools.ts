@@ -4,8 +4,8 @@
  * its own workflow) and teammates (whose context sends attributed Updates from an activity), so
  * schemas stay uniform across members while execution enforces role restrictions (LeadOnly, ...).
  * Models pass member names, never a Team id: the context already knows the caller's Team.
- * Each tool's arguments are the wire body of its Update (shared/team/commands.ts and
- * requestSchemas.ts) without what the runtime supplies (`caller`, `messageId`), plus descriptions
+ * Each tool's arguments are the wire body of its Update (shared/contract/taskCommands.ts and
+ * shared/contract/requests.ts) without what the runtime supplies (`caller`, `messageId`), plus descriptions
  * for the model: the rules live in one place, so a tool never accepts what its Update refuses.
  */
 import type { UpdateDefinition } from '@temporalio/common';
@@ -26,7 +26,7 @@ import {
   revisionSchema,
   transitionTaskBody,
 } from '../team';
-import { callerOnlySchema, interruptRequestSchema, sendEnvelopeSchema, spawnRequestSchema, waitRequestSchema } from '../team/requestSchemas';
+import { callerOnlySchema, interruptRequestSchema, sendEnvelopeSchema, spawnRequestSchema, waitRequestSchema } from '../contract/requests';
 import { defineTool, type AnyTool } from '../tools/tool';
 import { agentStatusSchema, liveStatusSchema, memberContextSchema, memberPhaseSchema } from '../contract/vocabulary';
 

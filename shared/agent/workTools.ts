@@ -10,6 +10,8 @@
  */
 import { z } from 'zod';
 
+export type { RunWorkToolInput, RunWorkToolOutput } from '../contract/activities';
+
 export const WORK_TOOL_LIMITS = {
   /** read_file returns at most this many lines per call. */
   readMaxLines: 2000,
@@ -152,15 +154,3 @@ export type EditFileInput = z.output<typeof editFileContract.input>;
 export type EditFileResult = z.output<typeof editFileContract.result>;
 export type BashInput = z.output<typeof bashContract.input>;
 export type BashResult = z.output<typeof bashContract.result>;
-
-/** Input and output of the runWorkTool activity. `cwd` is the member's directory relative to the checkout root. */
-export interface RunWorkToolInput {
-  tool: string;
-  argumentsJson: string;
-  cwd: string;
-}
-export interface RunWorkToolOutput {
-  ok: boolean;
-  text: string;
-  cwd: string;
-}

@@ -3,9 +3,8 @@
  * (`proxyActivities<TeamActivities>(...)`) and never import activity code; the factories in
  * activities/ are typed to return them, so a drift on either side is a compile error.
  */
-import type { RunWorkToolInput, RunWorkToolOutput } from '../agent/workTools';
-import type { DispatchResult } from '../agent/loop';
 import type { ChatMessage, ModelResponse, ToolCall } from './model';
+import type { SendOutcome } from './agent';
 import type { TeammateDescriptor } from './session';
 
 // ---- Team activities (the worker that runs the Lead and its members) --------------------------------
@@ -25,6 +24,17 @@ export interface ReconcileTeammateInput {
 }
 
 export type ReconcileOutcome = { phase: 'active' } | { phase: 'failed'; reason: string; drained: boolean };
+
+/** What one tool call gave the model (runTeamTool's result, and every tool of a turn). */
+export interface DispatchResult {
+  ok: boolean;
+  /** Compact JSON for the model. */
+  text: string;
+  /** Set when the result is a record of this Team (Team tools), so forks of the root can drop it. */
+  teamRecord?: boolean;
+  /** A send_message's inbox acceptance (or rejection), collected as the turn's receipts. */
+  receipt?: SendOutcome;
+}
 
 export interface TeamActivities {
   /**
@@ -62,7 +72,17 @@ export interface ModelActivities {
 
 // ---- work tools (the worker that holds the checkout) ----------------------------------------------
 
-export type { RunWorkToolInput, RunWorkToolOutput };
+/** Input and output of the runWorkTool activity. `cwd` is the member's directory relative to the checkout root. */
+export interface RunWorkToolInput {
+  tool: string;
+  argumentsJson: string;
+  cwd: string;
+}
+export interface RunWorkToolOutput {
+  ok: boolean;
+  text: string;
+  cwd: string;
+}
 
 export interface WorkToolActivities {
   /** One work tool call (read_file, write_file, edit_file, bash) in the member's directory `cwd`. */

@@ -4,7 +4,7 @@
  */
 import type { JsonValue } from './json';
 import type { ToolCall } from './model';
-import type { InboxAcceptance } from './lead';
+import type { InboxAcceptance } from './team';
 import type { AgentStatus } from './vocabulary';
 
 /** What a relayed send returned, as the sender's conversation records it. */

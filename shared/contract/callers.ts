@@ -20,6 +20,9 @@ export const LEAD = 'lead';
  */
 export const OPERATOR = '@operator';
 
+/** Teammate names are lowercase kebab-case of at most this many characters (shared/team/roster.ts has the rule). */
+export const MAX_MEMBER_NAME_LENGTH = 40;
+
 /** The callers that carry the Lead's authority: the Lead agent and the operator. */
 export function hasLeadAuthority(caller: string): boolean {
   return caller === LEAD || caller === OPERATOR;

@@ -20,3 +20,8 @@ export * from './updates';
 export * from './session';
 export * from './workflows';
 export * from './activities';
+export * from './agentTeamView';
+export * from './team';
+export * from './taskCommands';
+export * from './requests';
+export * from './reaper';

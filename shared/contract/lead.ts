@@ -4,33 +4,25 @@
  * the client, the CLI and the tests. The README documents each.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { InboxMessage } from '../inbox';
-import type { AgentTeamView } from '../projection/agentTeamView';
-export type { AgentTeamLeadRow, AgentTeamMemberRow, AgentTeamView, ModelSelection } from '../projection/agentTeamView';
+import type { AgentTeamView } from './agentTeamView';
 import type { JsonValue } from './json';
 import type { IgnoredSignals } from './signals';
-import type { EdgeKind, TeamEdge } from '../teamEdges';
+import type { AssignTaskBody, ClaimTaskBody, CreateTaskBody, DeleteTaskBody, EditTaskBody, ReleaseTaskBody, TransitionTaskBody } from './taskCommands';
 import type {
-  AssignTaskBody,
-  ClaimTaskBody,
-  CreateTaskBody,
-  DeleteTaskBody,
-  EditTaskBody,
-  ReleaseTaskBody,
+  InboxAcceptance,
+  InboxMessage,
   LegacyMailbox,
-  MemberContext,
-  MemberPhase,
   MemberRecord,
   TaskMutationResult,
   TaskPage,
   TaskSnapshot,
   TaskView,
+  TeamEdge,
   TeamView,
-  TransitionTaskBody,
-} from '../team';
-import type { ListTasksPageRequest } from '../team/requestSchemas';
+} from './team';
+import type { ListTasksPageRequest } from './requests';
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView } from './agent';
-import type { LiveStatus } from './vocabulary';
+import type { EdgeKind, LiveStatus, MemberContext } from './vocabulary';
 
 /**
  * Attribution: `caller` names who acts (callers.ts): the operator ("@operator", a person: the CLI,
@@ -94,13 +86,6 @@ export interface SendMessageRequest extends Attributed {
   content: JsonValue;
   /** Stable id for de-duplication; a retried send with the same id is delivered once. Defaults to the update id. */
   messageId?: string;
-}
-/** Inbox acceptance: the target's inbox has recorded (or had already recorded) the message. */
-export interface InboxAcceptance {
-  messageId: string;
-  to: string;
-  targetPhase: MemberPhase | 'lead';
-  targetStatus: LiveStatus;
 }
 export const sendMessageUpdate = defineUpdate<InboxAcceptance, [SendMessageRequest]>('sendMessage');
 

@@ -3,12 +3,10 @@
  * they handle, their input, their view, and the descriptor a teammate keeps in its memo.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { InboxMessage } from '../inbox';
 import type { IgnoredSignals } from './signals';
-import type { MemberContext } from './vocabulary';
-import type { TeamEdge } from '../teamEdges';
+import type { InboxMessage, TeamEdge } from './team';
 import type { ConversationEntry } from './agent';
-import type { LiveStatus } from './vocabulary';
+import type { LiveStatus, MemberContext } from './vocabulary';
 
 /** Lead → teammate: the edge a watch was waiting for. */
 export const edgeNotificationSignal = defineSignal<[{ waitId: string; edge: TeamEdge }]>('edgeNotification');

@@ -5,9 +5,8 @@
  */
 import { z } from 'zod';
 import { MAX_ID_LENGTH } from './limits';
-import { MAX_MEMBER_NAME_LENGTH } from '../team/roster';
-import { EDGE_KINDS } from '../teamEdges';
-import { liveStatusSchema } from './vocabulary';
+import { MAX_MEMBER_NAME_LENGTH } from './callers';
+import { EDGE_KINDS, liveStatusSchema } from './vocabulary';
 
 const name = z.string().min(1).max(MAX_MEMBER_NAME_LENGTH);
 const id = z.string().min(1).max(MAX_ID_LENGTH);

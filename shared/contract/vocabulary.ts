@@ -21,6 +21,10 @@ export type MemberPhase = (typeof MEMBER_PHASES)[number];
 export const MEMBER_CONTEXTS = ['fresh', 'fork'] as const;
 export type MemberContext = (typeof MEMBER_CONTEXTS)[number];
 
+/** Whether a Team takes new teammates and sends: it closes for good when disposal begins. */
+export const ADMISSIONS = ['open', 'closed'] as const;
+export type Admission = (typeof ADMISSIONS)[number];
+
 export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 

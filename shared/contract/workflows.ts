@@ -5,7 +5,7 @@
  */
 import type { TeamLeadInput, TeamLeadResult } from './lead';
 import type { TeammateInput, TeammateStateView } from './session';
-import type { ReapOrphansInput, ReapReport } from '../reaper';
+import type { ReapOrphansInput, ReapReport } from './reaper';
 
 export const TEAM_LEAD_WORKFLOW_TYPE = 'teamLead';
 export const TEAMMATE_WORKFLOW_TYPE = 'teammate';

@@ -10,7 +10,7 @@ import { jsonProblem, type JsonValue } from '../contract/json';
 import { MAX_MESSAGE_BYTES, jsonBytes } from '../contract/limits';
 import type { TaskCommand, TaskCommandKind } from '../team';
 import { TASK_COMMAND_BODIES, reject } from '../team';
-import { callerOnlySchema, promptRequestSchema, sendEnvelopeSchema, spawnRequestSchema } from '../team/requestSchemas';
+import { callerOnlySchema, promptRequestSchema, sendEnvelopeSchema, spawnRequestSchema } from '../contract/requests';
 
 export type SpawnRequest = z.infer<typeof spawnRequestSchema> & { message: JsonValue };
 export type SendRequest = z.infer<typeof sendEnvelopeSchema> & { content: JsonValue };

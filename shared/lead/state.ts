@@ -11,6 +11,9 @@ import type { LegacyMailbox, TeamState } from '../team';
 import { admitLegacyMailbox, emptyTeamState } from '../team';
 import type { EdgeKind, EdgeLog } from '../teamEdges';
 import { emptyEdgeLog } from '../teamEdges';
+import type { OperationFailure } from '../contract/agentTeamView';
+
+export type { OperationFailure } from '../contract/agentTeamView';
 
 /**
  * The `from` of a prompt to the Lead agent (the start's prompt, promptLead): a user turn, not a
@@ -25,19 +28,6 @@ export interface RecentUpdate {
   result?: unknown;
   taskId?: number;
   revision?: number;
-}
-
-/**
- * An operation the Lead refused (a stale claim, a send to an unknown member...), as its caller
- * reported it: shown beside the state it left unchanged. Advisory, like live status.
- */
-export interface OperationFailure {
-  operation: string;
-  caller: string;
-  /** The rejection's stable `type` (TaskRevisionConflict, ...). */
-  type: string;
-  message: string;
-  at: string;
 }
 
 /** A teammate's wait_agent: woken by the first edge of its kinds numbered after `since`. */

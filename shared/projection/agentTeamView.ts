@@ -8,51 +8,13 @@
  * event touches (shared/lead/apply.ts), so a projector that sees the same inputs returns the same
  * view object and a mailbox-only event publishes nothing.
  */
-import type { AgentStatus, LiveStatus } from '../contract';
+import type { AgentStatus } from '../contract';
 import type { LeadState, OperationFailure } from '../lead/state';
-import type { MemberContext, MemberPhase, TaskView, TeamState } from '../team';
+import type { TeamState } from '../team';
 import { LEAD, boardView } from '../team';
+import type { AgentTeamLeadRow, AgentTeamMemberRow, AgentTeamView, ModelSelection } from '../contract/agentTeamView';
 
-export interface AgentTeamMemberRow {
-  name: string;
-  role: 'teammate';
-  context: MemberContext;
-  phase: MemberPhase;
-  /** Why provisioning or the member failed; null otherwise. */
-  failure: string | null;
-  /** Live activity as the member last reported it; absent until its first report. */
-  live?: LiveStatus;
-  model: string | null;
-  workflowId: string;
-  /** The roster record's revision and last change. */
-  revision: number;
-  updatedAt: string;
-}
-
-export interface AgentTeamLeadRow {
-  name: typeof LEAD;
-  role: 'lead';
-  phase: 'active';
-  /** The Lead agent's status; absent for a Team driven by a client, with no Lead agent. */
-  status?: AgentStatus;
-  /** The Lead agent's final answer, once it gave one. */
-  answer?: string;
-}
-
-/** Model selection, its own projection: the Team's member name to the model it runs (null: the worker's default). */
-export type ModelSelection = Record<string, string | null>;
-
-export interface AgentTeamView {
-  teamId: string;
-  admission: TeamState['admission'];
-  maxMembers: number;
-  lead: AgentTeamLeadRow;
-  members: AgentTeamMemberRow[];
-  tasks: TaskView[];
-  models: ModelSelection;
-  /** The last rejected operation; the rest of the view is the state it left unchanged. */
-  failure: OperationFailure | null;
-}
+export type { AgentTeamLeadRow, AgentTeamMemberRow, AgentTeamView, ModelSelection } from '../contract/agentTeamView';
 
 /** What the projection is computed from: parts of the Lead's state, and the Lead agent's status. */
 export interface ProjectionInputs {

@@ -1,7 +1,7 @@
 import { own } from '../own';
 import { BOARD_BUDGET_BYTES, MAX_BOARD_TASKS, jsonBytes } from '../contract/limits';
 import { apply } from './apply';
-import type { TaskCommand } from './commands';
+import type { TaskCommand } from '../contract/taskCommands';
 import type { TeamEvent } from './events';
 import type { TeamState } from './state';
 import type { TaskSnapshot } from './task';

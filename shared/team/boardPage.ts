@@ -10,20 +10,11 @@
  */
 import { jsonBytes } from '../contract/limits';
 import type { TaskView } from './view';
+import type { TaskPage } from '../contract/team';
 
-/** A page's default byte budget (its tasks' JSON). */
-export const LIST_PAGE_DEFAULT_BYTES = 256 * 1024;
-/** The least a caller may ask for: one page always holds at least one task, whatever its size. */
-export const LIST_PAGE_MIN_BYTES = 1024;
-/** The most a caller may ask for: half a completion's budget, so two pages share one. */
-export const LIST_PAGE_MAX_BYTES = 750_000;
+export type { TaskPage } from '../contract/team';
 
-export interface TaskPage {
-  /** Non-deleted tasks with ids after the cursor, by id. */
-  tasks: TaskView[];
-  /** The cursor for the next page (the last id here), or null when no task is left after this page. */
-  nextAfter: number | null;
-}
+export { LIST_PAGE_DEFAULT_BYTES, LIST_PAGE_MAX_BYTES, LIST_PAGE_MIN_BYTES } from '../contract/requests';
 
 /** The tasks of `board` (by id) after `after`, while their JSON stays within `maxBytes`; at least one when any is left. */
 export function boardPage(board: readonly TaskView[], after: number, maxBytes: number): TaskPage {

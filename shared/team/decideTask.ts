@@ -1,6 +1,6 @@
 import { own } from '../own';
 import { boardFullProblem } from './boardBudget';
-import type { CommandContext, TaskCommand } from './commands';
+import type { CommandContext, TaskCommand } from '../contract/taskCommands';
 import { findDependencyCycle } from './dependencies';
 import type { TeamEvent } from './events';
 import type { TeamRejection } from './rejections';

@@ -1,18 +1,15 @@
 import { own } from '../own';
 import { applyAll } from './apply';
-import type { CommandContext, TaskCommand } from './commands';
+import type { CommandContext, TaskCommand } from '../contract/taskCommands';
 import { decideTask } from './decideTask';
 import type { TeamEvent } from './events';
 import type { TeamRejection } from './rejections';
 import type { TeamState } from './state';
 import { taskKey } from './task';
-import type { TaskView } from './view';
 import { taskView } from './view';
+import type { TaskMutationResult } from '../contract/team';
 
-/** What every task mutation returns: the task as it now is, with readiness and overlap diagnostics. */
-export interface TaskMutationResult {
-  task: TaskView;
-}
+export type { TaskMutationResult } from '../contract/team';
 
 export type Execution = { ok: true; state: TeamState; events: TeamEvent[]; result: TaskMutationResult } | { ok: false; rejection: TeamRejection };
 

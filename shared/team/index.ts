@@ -1,5 +1,5 @@
 export * from './apply';
-export * from './commands';
+export * from '../contract/taskCommands';
 export * from './boardBudget';
 export * from './decideTask';
 export * from './dependencies';

@@ -2,29 +2,12 @@ import type { JsonValue } from '../contract/json';
 import { jsonProblem } from '../contract/json';
 import { LEGACY_MAILBOX_BUDGET_BYTES, jsonBytes } from '../contract/limits';
 import { LEAD, memberNameProblem } from './roster';
+import type { LegacyMailboxRecord, LegacyMailbox } from '../contract/team';
+
+export type { LegacyMailboxRecord, LegacyMailbox } from '../contract/team';
 
 /** Problems reported for an import, at most (the rest of a bad import is refused the same way). */
 export const MAX_LEGACY_PROBLEMS = 100;
-
-/**
- * Historical Lead-log mailbox records (the format before sends went straight to target inboxes).
- * They stay readable and validated, keep their stable id and sender, and are never delivered or
- * acknowledged: message ownership now belongs to the target inbox.
- */
-export interface LegacyMailboxRecord {
-  id: string;
-  from: string;
-  to: string;
-  status: 'queued' | 'delivered';
-  content: JsonValue;
-  at: string;
-}
-
-export interface LegacyMailbox {
-  records: LegacyMailboxRecord[];
-  /** Records that failed validation, by position in the imported list; they are kept out of `records`. */
-  problems: { index: number; reason: string }[];
-}
 
 export function emptyLegacyMailbox(): LegacyMailbox {
   return { records: [], problems: [] };

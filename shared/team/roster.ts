@@ -1,26 +1,14 @@
 /** Roster rules that need no state: member names and phases. */
-import { LEAD } from '../contract/callers';
-import type { MemberContext, MemberPhase } from '../contract/vocabulary';
+import { LEAD, MAX_MEMBER_NAME_LENGTH } from '../contract/callers';
+import type { MemberPhase } from '../contract/vocabulary';
 
-export { LEAD, OPERATOR, hasLeadAuthority } from '../contract/callers';
+export type { MemberRecord } from '../contract/team';
+
+export { LEAD, MAX_MEMBER_NAME_LENGTH, OPERATOR, hasLeadAuthority } from '../contract/callers';
 export const DEFAULT_MAX_MEMBERS = 8;
-export const MAX_MEMBER_NAME_LENGTH = 40;
 const MEMBER_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
 export { MEMBER_CONTEXTS, MEMBER_PHASES, type MemberContext, type MemberPhase } from '../contract/vocabulary';
-
-export interface MemberRecord {
-  name: string;
-  phase: MemberPhase;
-  context: MemberContext;
-  /** The reserved child workflow id (see teammateWorkflowId). */
-  workflowId: string;
-  model: string | null;
-  failure: string | null;
-  revision: number;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** Returns why `name` cannot be a teammate name, or null when it can. */
 export function memberNameProblem(name: string): string | null {

@@ -2,26 +2,9 @@
 
 import type { TaskStatus } from '../contract/vocabulary';
 
-export { TASK_STATUSES, type TaskStatus } from '../contract/vocabulary';
+export type { TaskSnapshot } from '../contract/team';
 
-/** A complete task snapshot: every mutation replaces it whole and raises `revision` by exactly one. */
-export interface TaskSnapshot {
-  id: number;
-  revision: number;
-  subject: string;
-  description: string;
-  status: TaskStatus;
-  /** Member name (or `lead`) that owns the task. Ownership is durable: nothing releases it implicitly. */
-  owner: string | null;
-  dependencies: number[];
-  /** Normalized relative path prefixes. Advisory only: they produce overlap diagnostics, never locks. */
-  writeScopes: string[];
-  /** Tombstone flag: deleted tasks still resolve by id but are omitted from lists. */
-  deleted: boolean;
-  createdBy: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export { TASK_STATUSES, type TaskStatus } from '../contract/vocabulary';
 
 /**
  * Which explicit status transitions `transitionTask` accepts. Claiming (pending → in_progress by a

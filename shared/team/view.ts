@@ -1,46 +1,13 @@
 import type { AgentStatus } from '../contract/vocabulary';
 import { readinessProblem } from './decideTask';
-import type { MemberRecord } from './roster';
 import { LEAD } from './roster';
 import type { TeamState } from './state';
 import type { TaskSnapshot } from './task';
 import { buildOverlapIndex, overlapsOf, type OverlapIndex } from './overlapIndex';
 import { MAX_OVERLAPS_PER_TASK, VIEW_OVERLAP_BUDGET_BYTES, jsonBytes } from '../contract/limits';
+import type { WriteScopeOverlap, TaskView, TeamView } from '../contract/team';
 
-/** One advisory overlap: `scope` of this task intersects `otherScope` of live task `taskId`. */
-export interface WriteScopeOverlap {
-  taskId: number;
-  scope: string;
-  otherScope: string;
-}
-
-export interface TaskView extends TaskSnapshot {
-  ready: boolean;
-  /** At most MAX_OVERLAPS_PER_TASK, and fewer in a board view past its overlap budget. */
-  overlaps: WriteScopeOverlap[];
-  /** Overlaps not listed in `overlaps` (read the task alone to see up to MAX_OVERLAPS_PER_TASK of them). */
-  overlapsOmitted: number;
-}
-
-/** The Lead pseudo-row: it exists by identity, not as a roster record. */
-export interface LeadRow {
-  name: typeof LEAD;
-  role: 'lead';
-  phase: 'active';
-  /** The Lead agent's status; null for a Team driven by a client, with no Lead agent. */
-  status: AgentStatus | null;
-}
-
-/** What the `getTeamView` query returns: the Lead pseudo-row, the roster, and the non-deleted tasks. */
-export interface TeamView {
-  teamId: string;
-  admission: TeamState['admission'];
-  maxMembers: number;
-  lead: LeadRow;
-  members: MemberRecord[];
-  tasks: TaskView[];
-  nextTaskId: number;
-}
+export type { WriteScopeOverlap, TaskView, LeadRow, TeamView } from '../contract/team';
 
 /** Live tasks are the ones whose write scopes still matter: not deleted, not finished. */
 export function isLiveTask(task: TaskSnapshot): boolean {

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { TEAM_TOOLS } from '../../shared/agent/teamTools';
 import { TASK_COMMAND_BODIES, TASK_STATUSES } from '../../shared/team';
-import { callerOnlySchema, interruptRequestSchema, sendEnvelopeSchema, spawnRequestSchema, waitRequestSchema } from '../../shared/team/requestSchemas';
+import { callerOnlySchema, interruptRequestSchema, sendEnvelopeSchema, spawnRequestSchema, waitRequestSchema } from '../../shared/contract/requests';
 
 type Args = Record<string, unknown>;
 interface Row {

@@ -23,7 +23,7 @@ import {
 import { own } from '../../shared/own';
 import { LEAD } from '../../shared/team';
 import { MEMBER_EDGE_KINDS, firstEdgeAfter, type EdgeKind } from '../../shared/teamEdges';
-import { callerOnlySchema, waitRequestSchema } from '../../shared/team/requestSchemas';
+import { callerOnlySchema, waitRequestSchema } from '../../shared/contract/requests';
 import type { LeadContext } from './context';
 import type { Roster } from './roster';
 

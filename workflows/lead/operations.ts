@@ -23,7 +23,7 @@ import {
 import { own } from '../../shared/own';
 import type { TaskCommandKind } from '../../shared/team';
 import { LEAD, boardPage, decideTask, mutationResult, taskKey, taskView, teamView } from '../../shared/team';
-import { callerOnlySchema, listTasksPageRequestSchema, readTaskRequestSchema } from '../../shared/team/requestSchemas';
+import { callerOnlySchema, listTasksPageRequestSchema, readTaskRequestSchema } from '../../shared/contract/requests';
 import type { LeadContext } from './context';
 import { createDisposal } from './disposal';
 import type { Mailbox } from './mailbox';

@@ -15,7 +15,7 @@ import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { own } from '../../shared/own';
 import type { MemberRecord } from '../../shared/team';
 import { LEAD, reject } from '../../shared/team';
-import { interruptRequestSchema } from '../../shared/team/requestSchemas';
+import { interruptRequestSchema } from '../../shared/contract/requests';
 import { control, memberSearchAttributes, startSessionChild } from './children';
 import type { LeadContext } from './context';
 

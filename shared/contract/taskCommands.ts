@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_STATUSES } from './task';
+import { TASK_STATUSES } from './vocabulary';
 
 /**
  * Zod schemas for every Team command body. These are the wire payloads of the Lead's Updates

@@ -1,16 +1,21 @@
 /**
  * Zod schemas for the wire bodies of the Lead's roster, mailbox, prompt, interrupt, wait and read
- * Updates (the task command bodies are in ./commands.ts). One home for each rule: the Lead parses
+ * Updates (the task command bodies are in ./taskCommands.ts). One home for each rule: the Lead parses
  * its Updates with these, and the model-facing Team tools derive their argument schemas from them
  * (without `caller`, and `messageId`, which the runtime supplies). Strict: unknown keys are errors.
  * Pure: bundled into workflow code.
  */
 import { z } from 'zod';
-import { MAX_ID_LENGTH } from '../contract/limits';
-import { EDGE_KINDS } from '../teamEdges';
-import { memberNameSchema } from './commands';
-import { LIST_PAGE_DEFAULT_BYTES, LIST_PAGE_MAX_BYTES, LIST_PAGE_MIN_BYTES } from './boardPage';
-import { memberContextSchema, modelNameSchema } from '../contract/vocabulary';
+import { MAX_ID_LENGTH } from './limits';
+import { memberNameSchema } from './taskCommands';
+import { EDGE_KINDS, memberContextSchema, modelNameSchema } from './vocabulary';
+
+/** listTasksPage: a page's default byte budget (its tasks' JSON; the paging is shared/team/boardPage.ts). */
+export const LIST_PAGE_DEFAULT_BYTES = 256 * 1024;
+/** The least a caller may ask for: one page always holds at least one task, whatever its size. */
+export const LIST_PAGE_MIN_BYTES = 1024;
+/** The most a caller may ask for: half a completion's budget, so two pages share one. */
+export const LIST_PAGE_MAX_BYTES = 750_000;
 
 /** The longest a wait_agent / waitForEdge may block: one hour. */
 export const MAX_WAIT_MS = 3_600_000;
