@@ -75,6 +75,25 @@ export default tseslint.config(
   ),
   boundary(['activities/**/*.ts'], ['workflows'], 'Activities may not import workflows/: they implement the interfaces of shared/contract.'),
   {
+    // The wire contract is the bottom of the house: it imports only its own files and packages, and
+    // the core (shared/team, shared/lead, ...) imports it, never the reverse. This also covers the
+    // shared/ boundary above for these files, since this rule replaces that one here.
+    files: ['shared/contract/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./',
+              message: 'shared/contract/ imports nothing outside itself: declare the shape here, and let the core import it from the contract.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
