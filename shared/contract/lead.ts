@@ -7,7 +7,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentTeamView } from './agentTeamView';
 import type { JsonValue } from './json';
 import type { IgnoredSignals } from './signals';
-import type { AssignTaskBody, ClaimTaskBody, CreateTaskBody, DeleteTaskBody, EditTaskBody, ReleaseTaskBody, TransitionTaskBody } from './taskCommands';
+import type { z } from 'zod';
+import type { assignTaskBody, claimTaskBody, createTaskBody, deleteTaskBody, editTaskBody, releaseTaskBody, transitionTaskBody } from './taskCommands';
 import type {
   InboxAcceptance,
   InboxMessage,
@@ -20,9 +21,18 @@ import type {
   TeamEdge,
   TeamView,
 } from './team';
-import type { ListTasksPageRequest } from './requests';
+import type {
+  ListTasksPageRequest,
+  callerOnlySchema,
+  interruptRequestSchema,
+  promptRequestSchema,
+  readTaskRequestSchema,
+  sendEnvelopeSchema,
+  spawnRequestSchema,
+  waitRequestSchema,
+} from './requests';
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView } from './agent';
-import type { EdgeKind, LiveStatus, MemberContext } from './vocabulary';
+import type { EdgeKind, LiveStatus } from './vocabulary';
 
 /**
  * Attribution: `caller` names who acts (callers.ts): the operator ("@operator", a person: the CLI,
@@ -31,18 +41,19 @@ import type { EdgeKind, LiveStatus, MemberContext } from './vocabulary';
  * teammate's runtime derives its name from its own reserved workflow id), never taken from
  * model-written tool input. The wire carries no proof of it: see docs/security.md.
  */
-export interface Attributed {
-  caller: string;
-}
+export type Attributed = z.input<typeof callerOnlySchema>;
 
-export type CreateTaskRequest = Attributed & Partial<Pick<CreateTaskBody, 'description' | 'dependencies' | 'writeScopes'>> & Pick<CreateTaskBody, 'subject'>;
-export type EditTaskRequest = Attributed & EditTaskBody;
-export type ClaimTaskRequest = Attributed & ClaimTaskBody;
-export type AssignTaskRequest = Attributed & AssignTaskBody;
-export type ReleaseTaskRequest = Attributed & ReleaseTaskBody;
-export type TransitionTaskRequest = Attributed & TransitionTaskBody;
-export type DeleteTaskRequest = Attributed & DeleteTaskBody;
-export type ReadTaskRequest = Attributed & { taskId: number };
+// Every request type is its schema's input (taskCommands.ts, requests.ts): what a caller may send
+// is what the Lead parses, and the compiler ties the two. Where a schema only types a message's
+// content (`unknown`, checked as JSON from the original input), the request narrows it to JsonValue.
+export type CreateTaskRequest = Attributed & z.input<typeof createTaskBody>;
+export type EditTaskRequest = Attributed & z.input<typeof editTaskBody>;
+export type ClaimTaskRequest = Attributed & z.input<typeof claimTaskBody>;
+export type AssignTaskRequest = Attributed & z.input<typeof assignTaskBody>;
+export type ReleaseTaskRequest = Attributed & z.input<typeof releaseTaskBody>;
+export type TransitionTaskRequest = Attributed & z.input<typeof transitionTaskBody>;
+export type DeleteTaskRequest = Attributed & z.input<typeof deleteTaskBody>;
+export type ReadTaskRequest = z.input<typeof readTaskRequestSchema>;
 
 export const createTaskUpdate = defineUpdate<TaskMutationResult, [CreateTaskRequest]>('createTask');
 export const editTaskUpdate = defineUpdate<TaskMutationResult, [EditTaskRequest]>('editTask');
@@ -67,13 +78,8 @@ export const disposeTeamUpdate = defineUpdate<TeamView, [Attributed]>('disposeTe
 
 // ---- roster, mailbox, wait, interrupt (Lead) ----------------------------------------------------
 
-export interface SpawnTeammateRequest extends Attributed {
-  name: string;
-  context?: MemberContext;
-  /** The initial message: the first item of the teammate's inbox. Any JSON. */
-  message: JsonValue;
-  model?: string | null;
-}
+/** `message`: the initial message, the first item of the teammate's inbox. Any JSON. */
+export type SpawnTeammateRequest = Omit<z.input<typeof spawnRequestSchema>, 'message'> & { message: JsonValue };
 export interface SpawnTeammateResult {
   member: MemberRecord;
   initialMessageId: string;
@@ -81,17 +87,11 @@ export interface SpawnTeammateResult {
 /** Lead-only. Records provisioning, starts the child with the initial message, records active or failed. */
 export const spawnTeammateUpdate = defineUpdate<SpawnTeammateResult, [SpawnTeammateRequest]>('spawnTeammate');
 
-export interface SendMessageRequest extends Attributed {
-  to: string;
-  content: JsonValue;
-  /** Stable id for de-duplication; a retried send with the same id is delivered once. Defaults to the update id. */
-  messageId?: string;
-}
+/** `messageId`: a stable id for de-duplication; a retried send with the same id is delivered once. Defaults to the update id. */
+export type SendMessageRequest = Omit<z.input<typeof sendEnvelopeSchema>, 'content'> & { content: JsonValue };
 export const sendMessageUpdate = defineUpdate<InboxAcceptance, [SendMessageRequest]>('sendMessage');
 
-export interface InterruptTeammateRequest extends Attributed {
-  name: string;
-}
+export type InterruptTeammateRequest = z.input<typeof interruptRequestSchema>;
 export interface InterruptResult {
   name: string;
   /** The live status the Lead knew when it relayed the interrupt. */
@@ -100,11 +100,8 @@ export interface InterruptResult {
 /** Lead-only. Cancels the teammate's current turn; its inbox, mailbox records and task ownership are untouched. */
 export const interruptTeammateUpdate = defineUpdate<InterruptResult, [InterruptTeammateRequest]>('interruptTeammate');
 
-export interface WaitForEdgeRequest extends Attributed {
-  /** Give up after this long (durable timer). 1 ms to 1 hour. */
-  timeoutMs: number;
-  kinds?: EdgeKind[];
-}
+/** `timeoutMs`: give up after this long (a durable timer), 1 ms to 1 hour; `kinds`: the edges to wake on. */
+export type WaitForEdgeRequest = z.input<typeof waitRequestSchema>;
 /** `rollover`: the Lead run stopped serving waits (it continues as new, or a disposal began); re-read the roster. */
 export type WaitResult = { woke: 'edge'; edge: TeamEdge } | { woke: 'timeout' } | { woke: 'rollover' };
 /** Blocks until the next roster, mailbox, task or status edge after the call began, or the timeout. */
@@ -173,11 +170,8 @@ export const completionNudgeSignal = defineSignal<[]>('completionNudge');
 
 export const getAgentStateQuery = defineQuery<LeadAgentView>('getAgentState');
 
-export interface PromptLeadRequest extends Attributed {
-  /** A follow-up user message for the Lead agent: a running turn takes it at its next step boundary, else it starts the next turn. */
-  content: string;
-  messageId?: string;
-}
+/** `content`: a follow-up user message for the Lead agent; a running turn takes it at its next step boundary, else it starts the next turn. */
+export type PromptLeadRequest = z.input<typeof promptRequestSchema>;
 /** Lead-only (the operator). A follow-up prompt to the Lead agent; answered with inbox acceptance. */
 export const promptLeadUpdate = defineUpdate<InboxAcceptance, [PromptLeadRequest]>('promptLead');
 
