@@ -65,11 +65,11 @@ export function createDisposal(ctx: LeadContext, hooks: DisposalHooks) {
       // Includes the children of spawns that settled after admission closed, and failed records (cleanup-owned).
       await stopRecordedChildren(ctx, failures, innermostMessage);
       throwIfDisposalFailed(failures);
-      run.disposeRequested = true;
+      run.disposalCompleted();
       keepSearchAttribute(AGENT_TEAM_PHASE, 'stopped');
       return teamView(run.state.team, ctx.leadStatus());
     } finally {
-      run.disposalsInFlight -= 1;
+      run.endDisposal();
     }
   };
 
@@ -80,8 +80,7 @@ export function createDisposal(ctx: LeadContext, hooks: DisposalHooks) {
    */
   const closeAdmissionFirst = (): Promise<TeamView> => {
     run.commit(decideCloseTeam(run.state, ctx.now()));
-    run.disposing = true;
-    run.disposalsInFlight += 1;
+    run.beginDisposal();
     hooks.cancelTurn();
     return stopEverything();
   };
@@ -93,7 +92,7 @@ export function createDisposal(ctx: LeadContext, hooks: DisposalHooks) {
     const failures: string[] = [];
     await stopRecordedChildren(ctx, failures, errorMessage);
     throwIfDisposalFailed(failures);
-    run.disposeRequested = true;
+    run.disposalCompleted();
     return teamView(run.state.team, ctx.leadStatus());
   };
 

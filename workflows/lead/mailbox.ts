@@ -41,7 +41,7 @@ export function createMailbox(ctx: LeadContext, roster: Roster) {
     const checked = checkSend(request, operationId);
     const message: InboxMessage = { messageId: checked.messageId ?? operationId, from: checked.caller, content: checked.content, sentAt: ctx.now() };
     // Inline rather than a wrapper: an extra promise step would reorder this Update's completion against other commands.
-    run.operationsInFlight += 1;
+    run.beginOperation();
     try {
       if (checked.to === LEAD) {
         run.apply(receiveForLead(message));
@@ -71,7 +71,7 @@ export function createMailbox(ctx: LeadContext, roster: Roster) {
         targetStatus: own(run.state.liveStatus, checked.to) ?? 'starting',
       });
     } finally {
-      run.operationsInFlight -= 1;
+      run.endOperation();
     }
   };
 

@@ -201,8 +201,11 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
     }
     const remembered = run.remembered(operationId);
     if (remembered !== undefined) return remembered;
+    // Remembered (an `updateRemembered` event through run.apply, after the operation's own events:
+    // see LeadRun.remember) and counted in the step that produces the result.
     return operation.perform(request, operationId, <T>(result: T): T => {
       run.remember(operationId, result);
+      if (operation.counted) run.countAccepted();
       return result;
     });
   };

@@ -158,7 +158,7 @@ async function leadRun(
     run.apply(decision.events);
     return 'applied';
   };
-  const guard: SignalGuard = { ignored: run.ignored, onSignal: () => void (run.signals += 1) };
+  const guard: SignalGuard = { ignored: run.ignored, onSignal: () => run.countSignal() };
   guardedSignal(guard, contract.watchEdgesSignal, edgeWatchSchema, (watch) => applySignal(decideWatch(run.state, watch)));
   guardedSignal(guard, contract.unwatchEdgesSignal, edgeUnwatchSchema, ({ name, waitId }) => applySignal(decideUnwatch(run.state, name, waitId)));
   guardedSignal(guard, contract.reportMemberStatusSignal, memberStatusReportSchema, (report) => {
