@@ -9,7 +9,7 @@ import type { ReconcileOutcome, ReconcileTeammateInput, RunTeamToolInput, TeamAc
 import { getTeammateStateQuery, TEAMMATE_WORKFLOW_TYPE } from '../shared/contract';
 import { runTeamToolCall } from '../shared/agent/dispatch';
 import type { DispatchResult } from '../shared/agent/loop';
-import { errorMessage } from '../shared/errors';
+import { errorMessage } from '../shared/util/errors';
 import { descriptorProblem } from '../shared/session/descriptor';
 import { memberNameProblem } from '../shared/team/roster';
 

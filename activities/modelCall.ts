@@ -15,8 +15,8 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ModelErrorKind, ModelProvider, ModelRequest, ModelResponse, ToolSpec } from '../shared/contract/model';
 import { ModelCallError } from '../shared/contract/model';
 import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../shared/contract/limits';
-import { errorMessage } from '../shared/errors';
-import { redactErrorCredentials, redactUrlCredentials } from '../shared/redact';
+import { errorMessage } from '../shared/util/errors';
+import { redactErrorCredentials, redactUrlCredentials } from '../shared/text/redact';
 import type { CallModelInput, ModelActivities } from '../shared/contract';
 import { ScriptExhaustedError } from './providers/scriptExhausted';
 

@@ -5,7 +5,7 @@
  *
  * A pass lists the queue's running members through visibility, describes each of their Teams' Lead
  * once, and queries a Lead's roster only when that Lead was reset after one of its teammates started
- * (shared/reaper.ts decides). A member with a live owner is never described, queried or signalled,
+ * (shared/reaper/orphans.ts decides). A member with a live owner is never described, queried or signalled,
  * so an idle teammate runs no workflow task because of the reaper. An orphan is asked to cancel
  * (its session ends cleanly and cancels its in-flight model call); one whose cancel was requested
  * by an earlier pass and that still runs is terminated.
@@ -15,7 +15,7 @@ import { type Client, isGrpcServiceError } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { getAgentStateQuery, getTeamViewQuery, TEAM_LEAD_WORKFLOW_TYPE } from '../shared/contract';
-import { errorMessage } from '../shared/errors';
+import { errorMessage } from '../shared/util/errors';
 import {
   judgeMember,
   MAX_REPORTED_IDS,
@@ -29,7 +29,7 @@ import {
   type ReaperActivities,
   type ReapReport,
   type RosterEntry,
-} from '../shared/reaper';
+} from '../shared/reaper/orphans';
 
 /** temporal.api.enums.v1.WorkflowExecutionStatus (the proto package is not a dependency here). */
 const STATUS_NAMES: Record<number, string> = {

@@ -1,16 +1,16 @@
 /**
  * Plain-text tables and lines for the CLI. Models and callers wrote most of what these show
  * (subjects, names, messages, answers), so every such text passes terminalText
- * (shared/inertText.ts): a table cell or one-line field on one line, a body with its line breaks,
+ * (shared/text/inertText.ts): a table cell or one-line field on one line, a body with its line breaks,
  * and no control character either way, so nothing printed can drive the terminal.
  */
 import type { ConversationEntry, LeadAgentView, LiveStatus } from '../shared/contract';
-import type { InboxMessage } from '../shared/inbox';
-import { terminalText } from '../shared/inertText';
-import { redactAddress } from '../shared/redact';
+import type { InboxMessage } from '../shared/team/inbox';
+import { terminalText } from '../shared/text/inertText';
+import { redactAddress } from '../shared/text/redact';
 import type { JsonValue } from '../shared/contract/json';
 import type { TaskView, TeamView } from '../shared/team';
-import type { TeamEdge } from '../shared/teamEdges';
+import type { TeamEdge } from '../shared/team/edges';
 import type { TeamHealth } from '../client/deadlines';
 
 /** One line of Team text: its control characters replaced, its line breaks and tabs spaces. */
@@ -138,7 +138,7 @@ export function webUiTeamLink(address: string, namespace: string, teamId: string
 
 /**
  * A page under the Web UI's base URL, as people are shown it (the CLI's lines and --json, the
- * panel, `npm start`): the base's credentials redacted (shared/redact.ts redactAddress: its
+ * panel, `npm start`): the base's credentials redacted (shared/text/redact.ts redactAddress: its
  * `user:password@`, whatever its characters, and secret query values such as `?token=` read
  * ***), its host, path and other query parameters kept, and the page's path put before the
  * base's query, so the link still opens the page.

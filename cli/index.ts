@@ -10,14 +10,14 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { Command, InvalidArgumentError } from 'commander';
 import { connectionOptionsFromEnv } from '../client/connection';
-import { errorMessage } from '../shared/errors';
-import { redactAddress, redactUrlCredentials } from '../shared/redact';
+import { errorMessage } from '../shared/util/errors';
+import { redactAddress, redactUrlCredentials } from '../shared/text/redact';
 import { runBefore } from '../client/deadlines';
 import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TEAM_CALL_TIMED_OUT, TeamCallTimedOut, TeamClient, healthAdvice } from '../client/teamClient';
 import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAgentOptions, type LeadAgentView, type ProfileName } from '../shared/contract';
 import type { JsonValue } from '../shared/contract/json';
 import { LEAD, OPERATOR, type TaskMutationResult, type TaskStatus } from '../shared/team';
-import { terminalJson, terminalText } from '../shared/inertText';
+import { terminalJson, terminalText } from '../shared/text/inertText';
 import {
   formatAgentView,
   formatConversation,

@@ -13,7 +13,7 @@
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
 import { getGrpcStatusDetails, trimGrpcTypeUrl } from '@temporalio/client/lib/helpers';
 import { ApplicationFailure } from '@temporalio/common';
-import { TEAM_ROLLING_OVER } from '../shared/failures';
+import { TEAM_ROLLING_OVER } from '../shared/contract/failures';
 import { DeadlineReached, isDeadlineError } from './deadlines';
 
 /** A TeamClient call met a server error it does not retry; the message names the gRPC code, the server's words and the next step. */

@@ -14,7 +14,7 @@
  */
 import type { TLSConfig } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import { errorMessage } from '../shared/errors';
+import { errorMessage } from '../shared/util/errors';
 
 export const DEFAULT_ADDRESS = 'localhost:7233';
 export const DEFAULT_NAMESPACE = 'default';

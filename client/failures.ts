@@ -1,5 +1,5 @@
 /**
- * Client-side failure types (stable, like the Lead's in shared/failures.ts; see cli/index.ts for
+ * Client-side failure types (stable, like the Lead's in shared/contract/failures.ts; see cli/index.ts for
  * what to do next). The client throws them as an ApplicationFailure of this `type`.
  */
 

@@ -8,7 +8,7 @@ import { type Client, type WorkflowHandle, WorkflowNotFoundError } from '@tempor
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import * as defs from '../shared/contract';
 import { leadUpdate } from '../shared/contract/updates';
-import { TEAM_CLOSED } from '../shared/failures';
+import { TEAM_CLOSED } from '../shared/contract/failures';
 import { MAX_REPORTED_MESSAGE_LENGTH } from '../shared/contract/signals';
 import { jsonBytes } from '../shared/contract/limits';
 import { isTeamRejectionType } from '../shared/team';

@@ -6,8 +6,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import * as defs from '../shared/contract';
-import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../shared/searchAttributes';
-import { leadContext, startMetadata } from '../shared/webUi';
+import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../shared/contract/searchAttributes';
+import { leadContext, startMetadata } from '../shared/text/webUi';
 import { LEAD } from '../shared/team';
 import type { TeamDeadlines } from './deadlines';
 import { FORK_TOO_LARGE, NO_LEAD_AGENT, TEAM_ALREADY_STARTED, TEAM_NOT_FOUND } from './failures';

@@ -7,9 +7,9 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentTeamView } from '../shared/contract';
-import { errorMessage } from '../shared/errors';
-import { TEAM_CLOSED } from '../shared/failures';
-import type { EdgeKind } from '../shared/teamEdges';
+import { errorMessage } from '../shared/util/errors';
+import { TEAM_CLOSED } from '../shared/contract/failures';
+import type { EdgeKind } from '../shared/team/edges';
 import type { TeamClient } from './teamClient';
 
 /** The edges after which the view can differ: everything but mailbox traffic. */

@@ -19,7 +19,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ensureTemporalCli, freePort } from './devServer';
 import { dynamicConfigYaml, singleClusterYaml } from './serverSettings';
-import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/searchAttributes';
+import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/contract/searchAttributes';
 
 export const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
 export type Service = (typeof SERVICES)[number];

@@ -7,7 +7,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/searchAttributes';
+import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/contract/searchAttributes';
 import { registerMissingSearchAttributes } from '../worker/searchAttributeCheck';
 import { TEAM_SERVER_DYNAMIC_CONFIG } from './serverSettings';
 

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { startDevServer } from './devServer';
-import { errorMessage } from '../shared/errors';
+import { errorMessage } from '../shared/util/errors';
 
 async function main(): Promise<void> {
   const dbFilename = process.env.TEMPORAL_DB_FILE ?? path.join(os.homedir(), '.cache', 'agent-teams-temporal', 'dev.sqlite');

@@ -16,7 +16,7 @@
  * terminates the workflow (reason GrpcMessageTooLarge); before that, the workflow task fails.
  * Seen on server 1.32.2: a handful of concurrent 1.9 MB hostile Updates, each one rejected by its
  * validator, terminated a Lead. The Lead counts what it accepts and produces (COMPLETION_BUDGET_BYTES,
- * 1.5 MB, shared/completionBudget.ts), but not the requests it rejects nor the one buffered query's
+ * 1.5 MB, shared/lead/completionBudget.ts), but not the requests it rejects nor the one buffered query's
  * answer (about 1.05 MB at most) that the server may attach to a task. At 1 MiB the worst completion
  * is 1,048,576 (every echoed request) + 1,050,000 (a query) + 1,500,000 (the budget) = 3,598,576
  * bytes, 86% of 4 MiB; at 2 MiB it was over. The Team's own requests stay far under 1 MiB (a message

@@ -16,7 +16,7 @@ import { DEFAULT_TASK_QUEUE, type WorkToolActivities } from '../shared/contract'
 import { activityTracingInterceptors, clientTracingInterceptors, workflowSpanSinks, type WorkerTracing } from './tracing';
 import { bundleHasFailureConverter, bundleHasTracingInterceptors, FAILURE_CONVERTER_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './workflowBundle';
 import { describeInterval, ensureReaperSchedule, REAPER_INTERVAL_ENV, reaperScheduleId, type ReaperOptions } from './reaper';
-import { errorMessage } from '../shared/errors';
+import { errorMessage } from '../shared/util/errors';
 
 export interface TeamWorkerOptions {
   /** Worker connection; default: from TEMPORAL_ADDRESS and friends. */

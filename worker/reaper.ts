@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import { type Client, ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
 import { REAPER_WORKFLOW_TYPE } from '../shared/contract';
-import type { ReapOrphansInput } from '../shared/reaper';
+import type { ReapOrphansInput } from '../shared/reaper/orphans';
 
 export const REAPER_INTERVAL_ENV = 'AGENT_TEAMS_REAPER_INTERVAL';
 export const DEFAULT_REAPER_INTERVAL_MS = 60_000;

@@ -6,8 +6,8 @@
  * them keeps its host, not its user:password@.
  */
 import type { Worker } from '@temporalio/worker';
-import { errorMessage } from '../shared/errors';
-import { redactUrlCredentials } from '../shared/redact';
+import { errorMessage } from '../shared/util/errors';
+import { redactUrlCredentials } from '../shared/text/redact';
 import { installTelemetry } from './telemetry';
 import type { WorkerTracing } from './tracing';
 

@@ -1,11 +1,11 @@
 /**
- * The workflows set and upsert the project's search attributes (shared/searchAttributes.ts). On a
+ * The workflows set and upsert the project's search attributes (shared/contract/searchAttributes.ts). On a
  * namespace where one is not registered, every such command fails its workflow task, over and
  * over, so the worker checks at start and refuses to poll, saying what to run.
  */
 import type { Client, Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/searchAttributes';
-import { errorMessage } from '../shared/errors';
+import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../shared/contract/searchAttributes';
+import { errorMessage } from '../shared/util/errors';
 
 /** The registrations missing from the namespace (name=Type), or null when the server would not say (e.g. no operator permission). */
 export async function missingSearchAttributes(client: Client, namespace: string): Promise<string[] | null> {

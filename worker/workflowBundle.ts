@@ -4,7 +4,7 @@
  * replay test and the production image's bundle (AGENT_TEAMS_WORKFLOW_BUNDLE) all take them from here.
  */
 import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
-import { TRACING_PATCH } from '../shared/tracing';
+import { TRACING_PATCH } from '../shared/telemetry/tracing';
 import { WELL_FORMED_FAILURES_MARKER } from './failureConverter';
 
 export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [require.resolve('../workflows/interceptors')];

@@ -15,7 +15,7 @@ import {
 } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import { interceptors as openTelemetryInterceptors } from '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors';
 import { patched, type ActivateInput, type WorkflowInterceptors, type WorkflowInternalsInterceptor } from '@temporalio/workflow';
-import { TRACING_PATCH } from '../shared/tracing';
+import { TRACING_PATCH } from '../shared/telemetry/tracing';
 import { completionBudgetOutbound } from './common/completionBudget';
 import { observeActivation, rolloverSuggestionInbound } from './common/rolloverSuggestion';
 

@@ -6,7 +6,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Implements, ReaperWorkflow } from '../shared/contract';
-import type { ReapOrphansInput, ReaperActivities, ReapReport } from '../shared/reaper';
+import type { ReapOrphansInput, ReaperActivities, ReapReport } from '../shared/reaper/orphans';
 
 /**
  * A pass heartbeats while it pages and after each Team, so a lost worker is noticed in 30 s; it

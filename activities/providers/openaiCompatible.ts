@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import type { ChatMessage, ModelCallOptions, ModelProvider, ModelRequest, ModelResponse, ToolCall, ToolSpec } from '../../shared/contract/model';
 import { ModelCallError } from '../../shared/contract/model';
-import { redactUrl, redactUrlCredentials } from '../../shared/redact';
+import { redactUrl, redactUrlCredentials } from '../../shared/text/redact';
 
 export interface OpenAICompatibleConfig {
   /**

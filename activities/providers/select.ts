@@ -8,7 +8,7 @@
 import type { ModelProvider } from '../../shared/contract/model';
 import { configFromEnv, createOpenAICompatibleProvider } from './openaiCompatible';
 import { createScriptedModel } from './scriptedModel';
-import { redactUrl } from '../../shared/redact';
+import { redactUrl } from '../../shared/text/redact';
 
 export const SCRIPTED_MODEL_DESCRIPTION = 'scripted model (deterministic, for tests and demos)';
 

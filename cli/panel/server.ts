@@ -16,7 +16,7 @@ import type { Client } from '@temporalio/client';
 import { TeamClient } from '../../client/teamClient';
 import { TeamViewCarrier, type CarriedFrame } from '../../client/teamViewCarrier';
 import { OPERATOR } from '../../shared/contract/callers';
-import { errorMessage } from '../../shared/errors';
+import { errorMessage } from '../../shared/util/errors';
 import { MAX_ID_LENGTH } from '../../shared/contract/limits';
 import { panelScript } from './browserScript';
 import { PANEL_CSS, listPageHtml, teamPageHtml } from './pages';

@@ -8,7 +8,7 @@
 #   NAMESPACE            default: default
 #   NAMESPACE_RETENTION  how long closed workflows are kept, default 72h (as `npm run cluster`)
 #   SEARCH_ATTRIBUTES    space-separated Name=Type pairs (required; docker-compose.yml keeps them equal
-#                        to SEARCH_ATTRIBUTE_REGISTRATIONS in shared/searchAttributes.ts)
+#                        to SEARCH_ATTRIBUTE_REGISTRATIONS in shared/contract/searchAttributes.ts)
 #   MAX_ATTEMPTS, SLEEP_SECONDS  retry budget of each step, default 60 x 5 s
 #
 # Idempotent: a registered attribute of the same type is left as it is. Written for the alpine

@@ -5,8 +5,8 @@
  * keep the inbox and conversation and call these.
  */
 import type { ConversationEntry } from '../contract';
-import type { InboxMessage, InboxState } from '../inbox';
-import { returnToPending, takePending } from '../inbox';
+import type { InboxMessage, InboxState } from '../team/inbox';
+import { returnToPending, takePending } from '../team/inbox';
 
 /** How an inbox message is recorded in a conversation; `teamId` marks it a record of that Team (a fork of a root drops it). */
 export function inboxEntry(message: InboxMessage, turn: number, teamId?: string): ConversationEntry {

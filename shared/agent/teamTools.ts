@@ -12,7 +12,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import { z } from 'zod';
 import * as defs from '../contract';
 import type { Attributed, LiveStatus } from '../contract';
-import { EDGE_KINDS, MEMBER_EDGE_KINDS } from '../teamEdges';
+import { EDGE_KINDS, MEMBER_EDGE_KINDS } from '../team/edges';
 import type { TaskMutationResult, TaskView, TeamView } from '../team';
 import {
   LEAD,

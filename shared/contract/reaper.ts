@@ -1,6 +1,6 @@
 /**
  * The orphan reaper's wire: the input of its workflow and activity, its report, and the activity
- * interface (shared/reaper.ts decides, activities/reaper.ts gathers the facts and acts).
+ * interface (shared/reaper/orphans.ts decides, activities/reaper.ts gathers the facts and acts).
  */
 import { z } from 'zod';
 

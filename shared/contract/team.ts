@@ -18,7 +18,7 @@ export interface InboxMessage {
   relaySeq?: number;
 }
 
-/** One numbered change a wait wakes on (shared/teamEdges.ts keeps the log). */
+/** One numbered change a wait wakes on (shared/team/edges.ts keeps the log). */
 export interface TeamEdge {
   seq: number;
   kind: EdgeKind;

@@ -20,7 +20,7 @@ export type TeamLeadWorkflow = (input: TeamLeadInput) => Promise<TeamLeadResult>
 export type TeammateWorkflow = (input: TeammateInput) => Promise<TeammateStateView>;
 /** An ordinary subagent: a child of the Lead agent that reports each turn's answer to it. */
 export type SubagentWorkflow = (input: TeammateInput) => Promise<TeammateStateView>;
-/** One pass of the orphan reaper over a task queue (shared/reaper.ts). */
+/** One pass of the orphan reaper over a task queue (shared/reaper/orphans.ts). */
 export type ReaperWorkflow = (input: ReapOrphansInput) => Promise<ReapReport>;
 
 /**

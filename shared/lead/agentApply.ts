@@ -7,7 +7,7 @@
  * The conversation array is never replaced: a running turn appends to it in place
  * (shared/agent/loop.ts), so every value keeps the same array.
  */
-import { own } from '../own';
+import { own } from '../util/own';
 import { SUBAGENT_ANSWERS_KEPT } from '../contract/limits';
 import type { LeadAgentEvent } from './agentEvents';
 import type { CarriedLeadAgent, SubagentRecord } from './carried';

@@ -6,9 +6,9 @@
  * events through LeadAgentState.apply only.
  */
 import type { AgentStatus, ConversationEntry, SubagentAnswer } from '../contract';
-import type { InboxMessage } from '../inbox';
+import type { InboxMessage } from '../team/inbox';
 import { MAX_SUBAGENTS, SUBAGENT_ANSWER_MAX_BYTES, utf8Length } from '../contract/limits';
-import { own } from '../own';
+import { own } from '../util/own';
 import { LEAD } from '../team';
 import type { LeadAgentEvent } from './agentEvents';
 import type { CarriedLeadAgent, SubagentRecord } from './carried';

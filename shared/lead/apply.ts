@@ -3,11 +3,11 @@
  * the parts it touches, and numbers the edge (if any) that waits wake on. Time is passed in.
  * Events come from the decide functions (decide.ts), which have already checked them.
  */
-import { own } from '../own';
-import { receive, takePending } from '../inbox';
+import { own } from '../util/own';
+import { receive, takePending } from '../team/inbox';
 import { REMEMBERED_RESULT_MAX_BYTES, MAX_ID_LENGTH, jsonBytes } from '../contract/limits';
 import { apply as applyTeamEvent } from '../team';
-import { recordEdge } from '../teamEdges';
+import { recordEdge } from '../team/edges';
 import type { LeadEvent } from './events';
 import { isTeamEvent } from './events';
 import type { LeadState, RecentUpdate } from './state';

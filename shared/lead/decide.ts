@@ -5,9 +5,9 @@
  * that another Update made stale in between. Signals decide the same way but are ignored, never
  * refused.
  */
-import { own } from '../own';
+import { own } from '../util/own';
 import type { LiveStatus } from '../contract';
-import type { InboxMessage } from '../inbox';
+import type { InboxMessage } from '../team/inbox';
 import type { JsonValue } from '../contract/json';
 import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../contract/limits';
 import type { Decision, ProvisioningOutcome, TeamRejection, TeamRejectionType } from '../team';
@@ -26,8 +26,8 @@ import {
   reject,
   taskKey,
 } from '../team';
-import type { EdgeKind } from '../teamEdges';
-import { MEMBER_EDGE_KINDS } from '../teamEdges';
+import type { EdgeKind } from '../team/edges';
+import { MEMBER_EDGE_KINDS } from '../team/edges';
 import type { LeadEvent } from './events';
 import type { PromptRequest, SendRequest, SpawnRequest } from './parse';
 import type { LeadState } from './state';

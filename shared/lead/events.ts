@@ -3,10 +3,10 @@
  * board, shared/team/events.ts) and the Lead's mailbox, delivery, status, watch and memory events.
  */
 import type { LiveStatus } from '../contract';
-import type { InboxMessage } from '../inbox';
+import type { InboxMessage } from '../team/inbox';
 import type { OperationFailure } from './state';
 import type { TeamEvent } from '../team';
-import type { EdgeKind } from '../teamEdges';
+import type { EdgeKind } from '../team/edges';
 
 export type LeadEvent =
   | TeamEvent

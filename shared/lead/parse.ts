@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
-import { invalidInputFailure, rejectionFailure } from '../failures';
+import { invalidInputFailure, rejectionFailure } from '../contract/failures';
 import { jsonProblem, type JsonValue } from '../contract/json';
 import { MAX_MESSAGE_BYTES, jsonBytes } from '../contract/limits';
 import type { TaskCommand, TaskCommandKind } from '../team';

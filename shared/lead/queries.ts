@@ -1,10 +1,10 @@
 /** Pure reads of the Lead's state that several operations share. */
-import { own } from '../own';
-import { rejectionFailure } from '../failures';
+import { own } from '../util/own';
+import { rejectionFailure } from '../contract/failures';
 import type { MemberRecord, TaskView } from '../team';
 import { notFoundMessage, reject, taskKey, taskView } from '../team';
-import type { TeamEdge } from '../teamEdges';
-import { firstEdgeAfter } from '../teamEdges';
+import type { TeamEdge } from '../team/edges';
+import { firstEdgeAfter } from '../team/edges';
 import type { LeadState } from './state';
 
 /**

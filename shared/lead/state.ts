@@ -5,12 +5,12 @@
  * (apply.ts) and is carried across continue-as-new as it is.
  */
 import type { LiveStatus } from '../contract';
-import type { InboxState } from '../inbox';
-import { emptyInbox } from '../inbox';
+import type { InboxState } from '../team/inbox';
+import { emptyInbox } from '../team/inbox';
 import type { LegacyMailbox, TeamState } from '../team';
 import { admitLegacyMailbox, emptyTeamState } from '../team';
-import type { EdgeKind, EdgeLog } from '../teamEdges';
-import { emptyEdgeLog } from '../teamEdges';
+import type { EdgeKind, EdgeLog } from '../team/edges';
+import { emptyEdgeLog } from '../team/edges';
 import type { OperationFailure } from '../contract/agentTeamView';
 
 export type { OperationFailure } from '../contract/agentTeamView';

@@ -3,7 +3,7 @@
  * the wire contract (shared/contract/session.ts).
  */
 import type { ConversationEntry, TeammateInput } from '../contract';
-import type { InboxState } from '../inbox';
+import type { InboxState } from '../team/inbox';
 
 export interface CarriedTeammateState {
   inbox: InboxState;

@@ -1,4 +1,4 @@
-import { own } from '../own';
+import { own } from '../util/own';
 import type { TeamEvent } from './events';
 import type { MemberPhase, MemberRecord } from './roster';
 import type { TeamState } from './state';

@@ -1,4 +1,4 @@
-import { own } from '../own';
+import { own } from '../util/own';
 import { BOARD_BUDGET_BYTES, MAX_BOARD_TASKS, jsonBytes } from '../contract/limits';
 import { apply } from './apply';
 import type { TaskCommand } from '../contract/taskCommands';

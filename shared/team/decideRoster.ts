@@ -1,7 +1,7 @@
-import { own } from '../own';
+import { own } from '../util/own';
 import type { Decision } from './decideTask';
 import type { TeamEvent } from './events';
-import { reject } from './rejections';
+import { reject } from '../contract/rejections';
 import type { MemberContext } from './roster';
 import { LEAD, hasLeadAuthority, isLivePhase, memberNameProblem, teammateWorkflowId } from './roster';
 import type { TeamState } from './state';

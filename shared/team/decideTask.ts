@@ -1,10 +1,10 @@
-import { own } from '../own';
+import { own } from '../util/own';
 import { boardFullProblem } from './boardBudget';
 import type { CommandContext, TaskCommand } from '../contract/taskCommands';
 import { findDependencyCycle } from './dependencies';
 import type { TeamEvent } from './events';
-import type { TeamRejection } from './rejections';
-import { reject } from './rejections';
+import type { TeamRejection } from '../contract/rejections';
+import { reject } from '../contract/rejections';
 import { OPERATOR, hasLeadAuthority } from './roster';
 import type { TeamState } from './state';
 import { isActingMember, mayAct } from './state';

@@ -1,4 +1,4 @@
-import { own } from '../own';
+import { own } from '../util/own';
 import type { TaskSnapshot } from './task';
 import { taskKey } from './task';
 

@@ -1,9 +1,9 @@
-import { own } from '../own';
+import { own } from '../util/own';
 import { applyAll } from './apply';
 import type { CommandContext, TaskCommand } from '../contract/taskCommands';
 import { decideTask } from './decideTask';
 import type { TeamEvent } from './events';
-import type { TeamRejection } from './rejections';
+import type { TeamRejection } from '../contract/rejections';
 import type { TeamState } from './state';
 import { taskKey } from './task';
 import { taskView } from './view';

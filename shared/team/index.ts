@@ -5,7 +5,7 @@ export * from './decideTask';
 export * from './dependencies';
 export * from './events';
 export * from './execute';
-export * from './rejections';
+export * from '../contract/rejections';
 export * from './roster';
 export * from './state';
 export * from './task';

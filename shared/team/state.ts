@@ -1,4 +1,4 @@
-import { own } from '../own';
+import { own } from '../util/own';
 import type { MemberRecord } from './roster';
 import { DEFAULT_MAX_MEMBERS, LEAD, OPERATOR, isLivePhase } from './roster';
 import type { TaskSnapshot } from './task';

@@ -6,7 +6,7 @@
  */
 import { ActivityFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { errorMessage } from '../errors';
+import { errorMessage } from '../util/errors';
 import type { ToolSpec } from '../contract/model';
 
 export interface Tool<Input extends z.ZodType, Result extends z.ZodType, Context> {

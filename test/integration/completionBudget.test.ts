@@ -9,7 +9,7 @@ import { Client, Connection, WorkflowUpdateFailedError, WorkflowUpdateStage, isG
 import { ApplicationFailure } from '@temporalio/common';
 import { claimTaskUpdate, getAgentStateQuery, getTeamViewQuery, listTasksPageUpdate, listTasksUpdate, promptLeadUpdate } from '../../shared/contract';
 import type { TaskView } from '../../shared/team';
-import { COMPLETION_BUDGET_BYTES } from '../../shared/completionBudget';
+import { COMPLETION_BUDGET_BYTES } from '../../shared/lead/completionBudget';
 import { jsonBytes } from '../../shared/contract/limits';
 import { useClientAndWorker } from '../support/harness';
 import { replayRecorded } from '../support/replay';

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ensureTemporalCli } from '../../scripts/devServer';
-import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../../shared/searchAttributes';
+import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../../shared/contract/searchAttributes';
 import { address, uniqueId } from '../support/temporal';
 
 const ROOT = path.resolve(__dirname, '../..');

@@ -19,9 +19,9 @@ import { createReaperActivities } from '../../activities/reaper';
 import { answer, scriptText, think, tool } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import { REAPER_WORKFLOW_TYPE, TEAM_LEAD_WORKFLOW_TYPE } from '../../shared/contract';
-import type { ReapReport } from '../../shared/reaper';
-import { visibilityString } from '../../shared/reaper';
-import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/searchAttributes';
+import type { ReapReport } from '../../shared/reaper/orphans';
+import { visibilityString } from '../../shared/reaper/orphans';
+import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/contract/searchAttributes';
 import { teammateWorkflowId } from '../../shared/team';
 import { ensureReaperSchedule, reaperScheduleId } from '../../worker/reaper';
 import { sleep, teamHealth, terminateRunning, type TeamHealth } from '../support/adversarial';
@@ -181,7 +181,7 @@ describe('the orphan reaper', () => {
   });
 
   test('a pass over a queue whose name has quotes and a backslash stops its orphan, and nothing on a queue with the same plain prefix', async () => {
-    // SQL visibility cannot match such a name exactly (shared/reaper.ts): the pass lists by the plain
+    // SQL visibility cannot match such a name exactly (shared/reaper/orphans.ts): the pass lists by the plain
     // prefix and keeps only this queue's executions. Nobody polls either queue: they are visibility
     // records, and the stubborn member takes no cancel, so a second pass terminates it.
     const prefix = `${uniqueId('tq-odd')} `;

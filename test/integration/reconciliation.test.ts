@@ -20,7 +20,7 @@ import Long from 'long';
 import { createActivities } from '../../activities';
 import { TeamClient } from '../../client/teamClient';
 import { deliverMessageSignal, TEAMMATE_WORKFLOW_TYPE, type ReconcileOutcome, type ReconcileTeammateInput } from '../../shared/contract';
-import { PROVISIONING_CONFLICT } from '../../shared/failures';
+import { PROVISIONING_CONFLICT } from '../../shared/contract/failures';
 import { teammateWorkflowId } from '../../shared/team';
 import { chainReport } from '../support/adversarial';
 import {

@@ -7,7 +7,7 @@ import { connectClient, tempCheckout, uniqueId } from '../support/temporal';
 import { eventually } from '../support/teams';
 import { createTeamWorker } from '../../worker/createWorker';
 import { registerMissingSearchAttributes } from '../../worker/searchAttributeCheck';
-import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../../shared/searchAttributes';
+import { SEARCH_ATTRIBUTE_REGISTRATIONS } from '../../shared/contract/searchAttributes';
 import type { Client } from '@temporalio/client';
 import Long from 'long';
 

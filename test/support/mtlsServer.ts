@@ -21,7 +21,7 @@ import { Connection } from '@temporalio/client';
 import Long from 'long';
 import { freePort, stopProcess } from '../../scripts/devServer';
 import { dynamicConfigYaml, singleClusterYaml } from '../../scripts/serverSettings';
-import { errorMessage } from '../../shared/errors';
+import { errorMessage } from '../../shared/util/errors';
 import { registerMissingSearchAttributes } from '../../worker/searchAttributeCheck';
 
 const ROOT = path.resolve(__dirname, '../..');

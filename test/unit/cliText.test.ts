@@ -1,5 +1,5 @@
 /**
- * What the CLI prints of a Team reaches the terminal inert (cli/format.ts, shared/inertText.ts): a
+ * What the CLI prints of a Team reaches the terminal inert (cli/format.ts, shared/text/inertText.ts): a
  * task subject, a message, a name or an answer a model wrote cannot write the clipboard (OSC 52),
  * clear the screen (CSI 2J, or the one-byte C1 CSI U+009B), or reorder what is shown (RLO). Every
  * test builds the Team text an attacker would, through the real board code where there is one, and
@@ -7,7 +7,7 @@
  */
 import { formatAgentView, formatConversation, formatEdge, formatHealth, formatInbox, formatRoster, formatTasks, progressLine } from '../../cli/format';
 import type { ConversationEntry, LeadAgentView } from '../../shared/contract';
-import { REPLACEMENT, terminalJson, terminalText } from '../../shared/inertText';
+import { REPLACEMENT, terminalJson, terminalText } from '../../shared/text/inertText';
 import { applyLeadAll, decideSettle, decideSpawnTeammate, emptyLeadState, parseSpawn, type LeadState } from '../../shared/lead';
 import { LEAD, decideTask, teamView } from '../../shared/team';
 

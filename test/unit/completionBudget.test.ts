@@ -1,10 +1,10 @@
 /**
- * The completion budget's scheduler (shared/completionBudget.ts), against a model simpler than the
+ * The completion budget's scheduler (shared/lead/completionBudget.ts), against a model simpler than the
  * code: one ordered list of everything offered, cut into completions by a greedy pass that never
  * lets an item overtake an earlier one.
  */
 import fc from 'fast-check';
-import { COMPLETION_BUDGET_BYTES, CompletionScheduler, REST_OF_COMPLETION_BYTES } from '../../shared/completionBudget';
+import { COMPLETION_BUDGET_BYTES, CompletionScheduler, REST_OF_COMPLETION_BYTES } from '../../shared/lead/completionBudget';
 import { PAYLOAD_BUDGET_BYTES, TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES } from '../../shared/contract/limits';
 
 const BUDGET = 1_000;

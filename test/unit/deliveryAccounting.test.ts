@@ -5,7 +5,7 @@
  * message when it takes it into a turn or drops it (duplicate id, malformed, over budget).
  */
 import type { TeammateInput } from '../../shared/contract';
-import { rejectionFailure } from '../../shared/failures';
+import { rejectionFailure } from '../../shared/contract/failures';
 import { MEMBER_INBOX_BUDGET_BYTES } from '../../shared/contract/limits';
 import type { LeadDecision, LeadEvent, LeadState, SignalDecision } from '../../shared/lead';
 import {

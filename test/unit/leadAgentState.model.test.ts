@@ -12,7 +12,7 @@
 import assert from 'node:assert';
 import fc from 'fast-check';
 import type { AgentStatus, ConversationEntry, SubagentAnswer } from '../../shared/contract';
-import type { InboxMessage } from '../../shared/inbox';
+import type { InboxMessage } from '../../shared/team/inbox';
 import type { CarriedLeadAgent } from '../../shared/lead/carried';
 import type { LeadAgentEvent, LeadAgentRejectionType } from '../../shared/lead';
 import {

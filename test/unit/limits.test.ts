@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import * as limits from '../../shared/contract/limits';
 import type { TeammateRunInput } from '../../shared/session/carried';
-import { SEEN_WINDOW, emptyInbox, receive, takePending } from '../../shared/inbox';
+import { SEEN_WINDOW, emptyInbox, receive, takePending } from '../../shared/team/inbox';
 import { SessionRun, nextSessionInput } from '../../workflows/session/sessionRun';
 
 describe('byte measure', () => {

@@ -1,6 +1,6 @@
 /**
  * The orphan reaper's pure parts: its interval setting (AGENT_TEAMS_REAPER_INTERVAL), the decision
- * over described facts (shared/reaper.ts), and the visibility query it lists members with. The
+ * over described facts (shared/reaper/orphans.ts), and the visibility query it lists members with. The
  * passes themselves run on the real server in test/integration/reaper.test.ts.
  */
 import fc from 'fast-check';
@@ -14,7 +14,7 @@ import {
   type LeadFacts,
   type MemberFacts,
   type RosterEntry,
-} from '../../shared/reaper';
+} from '../../shared/reaper/orphans';
 import { DEFAULT_REAPER_INTERVAL_MS, ReaperConfigInvalid, describeInterval, reaperFromEnv, reaperScheduleId } from '../../worker/reaper';
 
 describe('AGENT_TEAMS_REAPER_INTERVAL', () => {

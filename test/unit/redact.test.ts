@@ -1,6 +1,6 @@
 /**
  * URL credentials redacted at every edge where a configured URL reaches people or history
- * (shared/redact.ts, issue 21): the redaction itself, the worker's start-up and failure lines, the
+ * (shared/text/redact.ts, issue 21): the redaction itself, the worker's start-up and failure lines, the
  * model description the start-up lines print, provider errors mapped to activity failures (message,
  * stack and causes, as Temporal's failure converter records them), and the "turn failed" note.
  * Scheme-less addresses (`alice:s3cret@temporal.internal:7233`, `dns:///user:pw@host:7233`) in
@@ -16,7 +16,7 @@ import { configFromEnv, splitUrlCredentials } from '../../activities/providers/o
 import { providerFromEnv } from '../../activities/providers/select';
 import { ModelCallError } from '../../shared/contract/model';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
-import { REDACTED, redactAddress, redactErrorCredentials, redactUrl, redactUrlCredentials, turnFailureText } from '../../shared/redact';
+import { REDACTED, redactAddress, redactErrorCredentials, redactUrl, redactUrlCredentials, turnFailureText } from '../../shared/text/redact';
 import { failureLine, startupLine } from '../../worker/runWorkerProcess';
 
 describe('redactUrlCredentials', () => {

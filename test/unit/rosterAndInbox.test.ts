@@ -1,6 +1,6 @@
 /** Pure rules of issue 3: roster decisions, inbox de-duplication, JSON inspection, wait edges. */
 import fc from 'fast-check';
-import { emptyInbox, receive, SEEN_WINDOW, takePending, type InboxMessage } from '../../shared/inbox';
+import { emptyInbox, receive, SEEN_WINDOW, takePending, type InboxMessage } from '../../shared/team/inbox';
 import { jsonProblem } from '../../shared/contract/json';
 import {
   applyAll,
@@ -13,7 +13,7 @@ import {
   type Decision,
   type TeamState,
 } from '../../shared/team';
-import { emptyEdgeLog, EDGE_WINDOW, firstEdgeAfter, recordEdge } from '../../shared/teamEdges';
+import { emptyEdgeLog, EDGE_WINDOW, firstEdgeAfter, recordEdge } from '../../shared/team/edges';
 
 const now = '2026-11-29T00:00:00.000Z';
 const lead = { caller: 'lead', now };

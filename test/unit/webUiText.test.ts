@@ -1,5 +1,5 @@
 /**
- * What the Temporal Web UI shows for a Team (shared/webUi.ts): static summaries and details of
+ * What the Temporal Web UI shows for a Team (shared/text/webUi.ts): static summaries and details of
  * every start, current details of the Lead and of members, and activity summaries. Bounded, one
  * line where the UI shows one line, no tool arguments beyond a short command prefix, and no
  * Markdown a model or a caller wrote: the UI renders these texts, and they name what models chose.
@@ -20,7 +20,7 @@ import {
   startMetadata,
   toolCallSummary,
   toolStep,
-} from '../../shared/webUi';
+} from '../../shared/text/webUi';
 
 const NOW = '2026-12-01T00:00:00.000Z';
 const bash = (command: unknown) => ({ id: 'c1', name: 'bash', argumentsJson: JSON.stringify({ command }) });

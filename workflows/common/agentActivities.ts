@@ -6,7 +6,7 @@ import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, t
 import type { ModelActivities, TeamActivities, WorkToolActivities } from '../../shared/contract';
 import type { DispatchResult } from '../../shared/agent/loop';
 import type { ToolCall } from '../../shared/contract/model';
-import { toolCallSummary } from '../../shared/webUi';
+import { toolCallSummary } from '../../shared/text/webUi';
 
 /**
  * Model calls: the only retry layer (a provider makes one HTTP request per attempt). Rate limits,

@@ -12,7 +12,7 @@ import { identityText } from '../../shared/agent/policy';
 import { policyOf, type Toolset } from '../../shared/agent/profiles';
 import type { ConversationEntry } from '../../shared/contract';
 import type { ToolCall } from '../../shared/contract/model';
-import { MODEL_STEP, modelCallSummary, toolStep } from '../../shared/webUi';
+import { MODEL_STEP, modelCallSummary, toolStep } from '../../shared/text/webUi';
 import { models, runWorkToolCall, type CheckoutActivities } from './agentActivities';
 
 export interface SessionTurn {

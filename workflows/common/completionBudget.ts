@@ -1,5 +1,5 @@
 /**
- * Keeps each workflow-task completion of a run within COMPLETION_BUDGET_BYTES (shared/completionBudget.ts):
+ * Keeps each workflow-task completion of a run within COMPLETION_BUDGET_BYTES (shared/lead/completionBudget.ts):
  * Update results (guardedUpdate), command payloads (the outbound interceptor in workflows/interceptors.ts)
  * and the final result pass through here; what does not fit waits for a later workflow task.
  *
@@ -28,7 +28,7 @@ import {
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 import { completionNudgeSignal } from '../../shared/contract/lead';
-import { COMPLETION_ITEM_OVERHEAD_BYTES, CompletionScheduler } from '../../shared/completionBudget';
+import { COMPLETION_ITEM_OVERHEAD_BYTES, CompletionScheduler } from '../../shared/lead/completionBudget';
 import { jsonBytes } from '../../shared/contract/limits';
 
 /** Runs recorded before it replay without the budget: spreading items over tasks moves commands and Update completions. */

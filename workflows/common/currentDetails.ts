@@ -1,11 +1,11 @@
 /**
  * Keeps the workflow's current details (the Web UI's "Current Details", the
- * `__temporal_workflow_metadata` query) equal to a text the caller renders (shared/webUi.ts).
+ * `__temporal_workflow_metadata` query) equal to a text the caller renders (shared/text/webUi.ts).
  * setCurrentDetails is not a command: calling it changes nothing in the history, so it is safe
  * anywhere state changes, on replay too.
  */
 import { setCurrentDetails } from '@temporalio/workflow';
-import { memberDetails, type MemberActivity } from '../../shared/webUi';
+import { memberDetails, type MemberActivity } from '../../shared/text/webUi';
 
 export class CurrentDetails {
   private shown: string | null = null;

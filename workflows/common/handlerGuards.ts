@@ -10,7 +10,7 @@ import { ApplicationFailure, defineSignal, isCancellation, setDefaultSignalHandl
 import type { z } from 'zod';
 import type { IgnoredSignals } from '../../shared/contract/signals';
 import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
-import { errorMessage } from '../../shared/errors';
+import { errorMessage } from '../../shared/util/errors';
 import { countAcceptedRequest, deliverResult, resultsInArrivalOrder, settleRead, settleWithRoom, type ResultSlot } from './completionBudget';
 export { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
 

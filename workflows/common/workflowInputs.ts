@@ -16,7 +16,7 @@ import { MAX_MEMBER_NAME_LENGTH } from '../../shared/team/roster';
 import { MAX_REQUIRED_WORK_WAIT_MS, MIN_REQUIRED_WORK_WAIT_MS } from '../../shared/lead/nextStep';
 import { jsonProblem } from '../../shared/contract/json';
 import { deliveryProblem } from '../../shared/session/delivery';
-import { errorMessage } from '../../shared/errors';
+import { errorMessage } from '../../shared/util/errors';
 import { memberContextSchema, modelNameSchema } from '../../shared/contract/vocabulary';
 
 export const INVALID_WORKFLOW_INPUT = 'InvalidWorkflowInput';

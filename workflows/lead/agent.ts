@@ -11,9 +11,9 @@ import { runSubagentToolCall, runTeamToolCall } from '../../shared/agent/dispatc
 import { toolsetOf } from '../../shared/agent/profiles';
 import type { TeamToolContext } from '../../shared/agent/teamTools';
 import type { AgentStatus, Attributed, ConversationEntry } from '../../shared/contract';
-import { innermostMessage } from '../../shared/errors';
-import { turnFailureText } from '../../shared/redact';
-import { takePending } from '../../shared/inbox';
+import { innermostMessage } from '../../shared/util/errors';
+import { turnFailureText } from '../../shared/text/redact';
+import { takePending } from '../../shared/team/inbox';
 import {
   REQUIRED_WORK_WAIT_MS,
   busyMembers,
@@ -37,7 +37,7 @@ import type { LeadRun } from './leadRun';
 import type { LeadOperations } from './operations';
 import { LeadSubagents } from './subagents';
 import { keepSearchAttribute } from '../common/searchAttributes';
-import { AGENT_TEAM_STATUS } from '../../shared/searchAttributes';
+import { AGENT_TEAM_STATUS } from '../../shared/contract/searchAttributes';
 
 /** A Lead run that starts with a finished turn's reply not yet acted on acts on it (see LeadAgentRunner.run). */
 export const REPLY_ACROSS_ROLLOVER_PATCH = 'reply-across-rollover-v1';

@@ -7,7 +7,7 @@
  */
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName } from '../../shared/contract';
 import type { CarriedLeadAgent, LeadRunInput } from '../../shared/lead/carried';
-import type { InboxMessage } from '../../shared/inbox';
+import type { InboxMessage } from '../../shared/team/inbox';
 import type { LeadAgentEvent } from '../../shared/lead';
 import { PROMPT_SENDER, applyLeadAgentAll, decideBeginTurn, decideCwd, decideTake } from '../../shared/lead';
 import { QUERIED_CONVERSATION_BUDGET_BYTES, compactConversation, compactConversationOrDrop } from '../../shared/agent/budget';

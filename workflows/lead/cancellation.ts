@@ -7,7 +7,7 @@
  * run as cancelled.
  */
 import { ApplicationFailure, CancellationScope, condition, log } from '@temporalio/workflow';
-import { innermostMessage } from '../../shared/errors';
+import { innermostMessage } from '../../shared/util/errors';
 import { LEAD } from '../../shared/team';
 import type { LeadRun } from './leadRun';
 import type { LeadOperations } from './operations';

@@ -7,8 +7,8 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { ApplicationFailure, ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { ReconcileOutcome, ReconcileTeammateInput, SubagentWorkflow, TeamActivities, TeammateInput, TeammateWorkflow } from '../../shared/contract';
 import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
-import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/searchAttributes';
-import { controlSummary, startMetadata, type WorkflowIdentity } from '../../shared/webUi';
+import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/contract/searchAttributes';
+import { controlSummary, startMetadata, type WorkflowIdentity } from '../../shared/text/webUi';
 
 const controlActivities = proxyActivities<TeamActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '20 seconds', retry: { maximumAttempts: 5 } });
 

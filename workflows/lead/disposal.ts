@@ -23,15 +23,15 @@
  * retry of disposeTeam stops what is left.
  */
 import { ApplicationFailure, condition, patched } from '@temporalio/workflow';
-import { errorMessage, innermostMessage } from '../../shared/errors';
-import { DISPOSAL_FAILED } from '../../shared/failures';
+import { errorMessage, innermostMessage } from '../../shared/util/errors';
+import { DISPOSAL_FAILED } from '../../shared/contract/failures';
 import { childrenToStop, decideCloseTeam, decideStop } from '../../shared/lead';
 import type { TeamView } from '../../shared/team';
 import { teamView } from '../../shared/team';
 import { control } from './children';
 import type { LeadContext } from './context';
 import { keepSearchAttribute } from '../common/searchAttributes';
-import { AGENT_TEAM_PHASE } from '../../shared/searchAttributes';
+import { AGENT_TEAM_PHASE } from '../../shared/contract/searchAttributes';
 
 /**
  * Patch id of the disposal order above. Runs recorded before it replay the old order, kept below

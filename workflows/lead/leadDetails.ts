@@ -1,9 +1,9 @@
 /**
  * The Lead's current details in the Web UI: the roster and board summary, and the Lead agent's
- * own turn and step (shared/webUi.ts renders them). Refreshed after every applied event and every
+ * own turn and step (shared/text/webUi.ts renders them). Refreshed after every applied event and every
  * step of a Lead turn; setCurrentDetails is not a command, so this changes no history.
  */
-import { leadDetails } from '../../shared/webUi';
+import { leadDetails } from '../../shared/text/webUi';
 import { CurrentDetails } from '../common/currentDetails';
 import type { LeadAgentState } from './agentState';
 import type { LeadRun } from './leadRun';

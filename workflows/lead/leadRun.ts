@@ -3,7 +3,7 @@
  * that belong to this run alone (accepted Updates and signals towards the rollover, operations in
  * flight, creators running, disposals, ignored signals). Nothing here is carried except `state`.
  */
-import { rejectionFailure } from '../../shared/failures';
+import { rejectionFailure } from '../../shared/contract/failures';
 import type { LeadDecision, LeadEvent, LeadState } from '../../shared/lead';
 import { applyLeadAll, rememberedResult } from '../../shared/lead';
 import { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';

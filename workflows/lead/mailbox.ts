@@ -5,10 +5,10 @@
 import { ApplicationFailure, condition, getExternalWorkflowHandle } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
 import type { InboxAcceptance, WaitResult } from '../../shared/contract';
-import { errorMessage } from '../../shared/errors';
-import { MEMBER_UNAVAILABLE } from '../../shared/failures';
-import type { InboxMessage } from '../../shared/inbox';
-import { takePending } from '../../shared/inbox';
+import { errorMessage } from '../../shared/util/errors';
+import { MEMBER_UNAVAILABLE } from '../../shared/contract/failures';
+import type { InboxMessage } from '../../shared/team/inbox';
+import { takePending } from '../../shared/team/inbox';
 import {
   decideLeadOnly,
   decideRead,
@@ -20,9 +20,9 @@ import {
   receiveForLead,
   type SendRequest,
 } from '../../shared/lead';
-import { own } from '../../shared/own';
+import { own } from '../../shared/util/own';
 import { LEAD } from '../../shared/team';
-import { MEMBER_EDGE_KINDS, firstEdgeAfter, type EdgeKind } from '../../shared/teamEdges';
+import { MEMBER_EDGE_KINDS, firstEdgeAfter, type EdgeKind } from '../../shared/team/edges';
 import { callerOnlySchema, waitRequestSchema } from '../../shared/contract/requests';
 import type { LeadContext } from './context';
 import type { Roster } from './roster';

@@ -8,7 +8,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import * as contract from '../../shared/contract';
 import { leadUpdate, type UpdateGate } from '../../shared/contract/updates';
 import type { InboxAcceptance } from '../../shared/contract';
-import { rollingOverFailure } from '../../shared/failures';
+import { rollingOverFailure } from '../../shared/contract/failures';
 import {
   PROMPT_SENDER,
   decideLeadOnly,
@@ -20,7 +20,7 @@ import {
   parseWith,
   receiveForLead,
 } from '../../shared/lead';
-import { own } from '../../shared/own';
+import { own } from '../../shared/util/own';
 import type { TaskCommandKind } from '../../shared/team';
 import { LEAD, boardPage, decideTask, mutationResult, taskKey, taskView, teamView } from '../../shared/team';
 import { callerOnlySchema, listTasksPageRequestSchema, readTaskRequestSchema } from '../../shared/contract/requests';

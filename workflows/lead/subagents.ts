@@ -11,7 +11,7 @@ import type { SubagentAnswer } from '../../shared/contract';
 import type { LeadAgentRejection } from '../../shared/lead';
 import { decideCloseSubagent, decideOpenSubagent, decideSubagentAnswer, findOpenSubagent, subagentId } from '../../shared/lead';
 import type { SubagentRecord } from '../../shared/lead/carried';
-import { own } from '../../shared/own';
+import { own } from '../../shared/util/own';
 import { LEAD } from '../../shared/team';
 import type { SignalOutcome } from '../common/handlerGuards';
 import type { LeadAgentState } from './agentState';

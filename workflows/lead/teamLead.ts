@@ -33,14 +33,14 @@ import {
   type SignalDecision,
 } from '../../shared/lead';
 import { PAYLOAD_BUDGET_BYTES } from '../../shared/contract/limits';
-import { own } from '../../shared/own';
+import { own } from '../../shared/util/own';
 import { AgentTeamProjector, projectionInputs } from '../../shared/projection/agentTeamView';
 import { edgeUnwatchSchema, edgeWatchSchema, memberStatusReportSchema, rejectionReportSchema, subagentAnswerSchema } from '../../shared/contract/signals';
 import { taskKey, teamView } from '../../shared/team';
 import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate, ignoreUnknownSignals, type SignalGuard, type SignalOutcome } from '../common/handlerGuards';
 import { parseLeadInput } from '../common/workflowInputs';
 import { keepSearchAttribute } from '../common/searchAttributes';
-import { AGENT_TEAM_PHASE } from '../../shared/searchAttributes';
+import { AGENT_TEAM_PHASE } from '../../shared/contract/searchAttributes';
 import { LeadAgentRunner } from './agent';
 import { LeadAgentState } from './agentState';
 import { LeadDetails } from './leadDetails';

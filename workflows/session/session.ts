@@ -26,14 +26,14 @@ import { runSessionTurn } from '../common/agentTurn';
 import { waitInMemberWorkflow } from './wait';
 import { SessionRun, nextSessionInput, type SessionRole } from './sessionRun';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
-import { errorMessage } from '../../shared/errors';
-import { turnFailureText } from '../../shared/redact';
+import { errorMessage } from '../../shared/util/errors';
+import { turnFailureText } from '../../shared/text/redact';
 import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from '../common/handlerGuards';
 import { edgeNotificationSchema, interruptTurnSchema } from '../../shared/contract/signals';
-import { toolCallSummary } from '../../shared/webUi';
+import { toolCallSummary } from '../../shared/text/webUi';
 import { MemberDetails } from '../common/currentDetails';
 import { keepSearchAttribute } from '../common/searchAttributes';
-import { AGENT_TEAM_PHASE, AGENT_TEAM_STATUS } from '../../shared/searchAttributes';
+import { AGENT_TEAM_PHASE, AGENT_TEAM_STATUS } from '../../shared/contract/searchAttributes';
 import { continueAsNewSuggested, useTracedSuggestion } from '../common/rolloverSuggestion';
 
 /**

@@ -5,14 +5,14 @@
  */
 import type { ConversationEntry, LiveStatus, TeammateStateView } from '../../shared/contract';
 import type { CarriedTeammateState, TeammateRunInput } from '../../shared/session/carried';
-import type { InboxMessage, InboxState } from '../../shared/inbox';
-import { emptyInbox, receive, takePending } from '../../shared/inbox';
+import type { InboxMessage, InboxState } from '../../shared/team/inbox';
+import { emptyInbox, receive, takePending } from '../../shared/team/inbox';
 import { inboxEntry, takeAtStepBoundary, withdrawUnanswered } from '../../shared/agent/steer';
 import { deliveryProblem, relaySeqOf } from '../../shared/session/delivery';
 import { carriedWithinBudget, compactConversationOrDrop } from '../../shared/agent/budget';
 import { MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
-import type { TeamEdge } from '../../shared/teamEdges';
+import type { TeamEdge } from '../../shared/team/edges';
 
 /** Signals handled per run before continuing as new; the server allows 10,000 per run. */
 export const MAX_SIGNALS_PER_RUN = 5_000;

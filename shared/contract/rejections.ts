@@ -1,4 +1,4 @@
-import type { TaskSnapshot } from './task';
+import type { TaskSnapshot } from './team';
 
 /**
  * Every way a Team command can be refused. The `type` strings are public API: they become the

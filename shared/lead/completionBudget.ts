@@ -11,7 +11,7 @@
  *
  * Pure and deterministic: bundled into workflow code.
  */
-import { PAYLOAD_BUDGET_BYTES, TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES } from './contract/limits';
+import { PAYLOAD_BUDGET_BYTES, TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES } from '../contract/limits';
 
 /**
  * What one completion may carry of what the workflow produces or accepts: the requests of the

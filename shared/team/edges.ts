@@ -4,12 +4,12 @@
  * waiter only sees edges numbered after its call began; it never replays earlier ones, so callers
  * re-read authoritative state after waking.
  */
-import type { EdgeKind } from './contract/vocabulary';
-import type { TeamEdge } from './contract/team';
+import type { EdgeKind } from '../contract/vocabulary';
+import type { TeamEdge } from '../contract/team';
 
-export type { TeamEdge } from './contract/team';
+export type { TeamEdge } from '../contract/team';
 
-export { EDGE_KINDS, MEMBER_EDGE_KINDS, type EdgeKind } from './contract/vocabulary';
+export { EDGE_KINDS, MEMBER_EDGE_KINDS, type EdgeKind } from '../contract/vocabulary';
 
 export const EDGE_WINDOW = 64;
 

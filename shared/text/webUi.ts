@@ -6,16 +6,16 @@
  *
  * The Web UI renders all of these as Markdown, and a model or a caller chose every name in them
  * (team id, member, model, tool name, bash command, workflow id): each such piece goes through
- * markdownText (shared/inertText.ts), so it renders as the text it is and forms no link, image or
+ * markdownText (shared/text/inertText.ts), so it renders as the text it is and forms no link, image or
  * HTML; only this module's fixed templates carry Markdown (`**Team**`, list items). Escape first,
  * then cut (cutMarkdown), so a bound holds on what is stored and no cut splits an escape.
  */
 import { cutMarkdown, markdownText } from './inertText';
-import type { AgentStatus, LiveStatus } from './contract';
-import type { LeadState } from './lead/state';
-import type { MemberContext, TaskStatus } from './team';
-import { isLivePhase } from './team';
-import type { ToolCall } from './contract/model';
+import type { AgentStatus, LiveStatus } from '../contract';
+import type { LeadState } from '../lead/state';
+import type { MemberContext, TaskStatus } from '../team';
+import { isLivePhase } from '../team';
+import type { ToolCall } from '../contract/model';
 
 /** The Web UI shows a summary on one line; the server keeps more, the table does not. */
 export const MAX_SUMMARY_LENGTH = 200;

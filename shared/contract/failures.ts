@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
-import type { TeamRejection } from './team';
+import type { TeamRejection } from './rejections';
 
 /**
  * Failure types that are not core rejections. Both are stable public API.

@@ -1,7 +1,7 @@
-import { SEEN_BUDGET_BYTES, jsonBytes } from './contract/limits';
-import type { InboxMessage } from './contract/team';
+import { SEEN_BUDGET_BYTES, jsonBytes } from '../contract/limits';
+import type { InboxMessage } from '../contract/team';
 
-export type { InboxMessage } from './contract/team';
+export type { InboxMessage } from '../contract/team';
 
 export interface InboxState {
   pending: InboxMessage[];

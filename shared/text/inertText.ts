@@ -3,7 +3,7 @@
  * subject, tool name, member name, model name or team id may carry a prompt injection aimed at the
  * reader's screen: terminal escapes (OSC 52 clipboard writes, screen clears), bidi controls that
  * reorder what is shown, or Markdown that the Temporal Web UI renders as links. Pure and
- * deterministic: shared/webUi.ts, bundled into workflows, uses it, and so does the CLI.
+ * deterministic: shared/text/webUi.ts, bundled into workflows, uses it, and so does the CLI.
  */
 
 /** What a removed control character becomes: visible (a reader sees something was there), one column wide, and never active. */
