@@ -7,7 +7,8 @@
  *  - updates.ts: one descriptor per Lead Update (gate, idempotency, read-only, deadline, who);
  *  - session.ts: what teammate and subagent workflows handle, their input, view and memo descriptor;
  *  - agent.ts: conversation entries, tool profiles, the Lead agent's options and view;
- *  - workflows.ts: workflow type names and workflow function types;
+ *  - workflows.ts: workflow type names and workflow function types; workflowInputs.ts: the
+ *    schemas their public inputs are parsed with;
  *  - activities.ts: activity interfaces, implemented by activities/ and proxied by workflows/.
  * Continue-as-new carried state is internal and lives elsewhere (shared/lead/carried.ts,
  * shared/session/carried.ts).
@@ -25,3 +26,4 @@ export * from './team';
 export * from './taskCommands';
 export * from './requests';
 export * from './reaper';
+export * from './workflowInputs';

@@ -10,9 +10,6 @@ import type { LeadState } from './state';
 export const MAX_COMPLETION_NUDGES = 2;
 /** How long the Lead waits for busy teammates before it is given a turn to decide what to do (LeadAgentOptions.requiredWorkWaitMs overrides it). */
 export const REQUIRED_WORK_WAIT_MS = 30 * 60 * 1000;
-/** The bounds of LeadAgentOptions.requiredWorkWaitMs. */
-export const MIN_REQUIRED_WORK_WAIT_MS = 1_000;
-export const MAX_REQUIRED_WORK_WAIT_MS = 24 * 60 * 60 * 1000;
 
 export type NextStep =
   /** New messages are waiting: another turn. */

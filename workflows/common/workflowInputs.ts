@@ -8,31 +8,17 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { z } from 'zod';
 import { CARRIED_CONVERSATION_BUDGET } from '../../shared/agent/budget';
-import { PROFILE_NAMES } from '../../shared/contract';
 import type { LeadRunInput } from '../../shared/lead/carried';
 import type { TeammateRunInput } from '../../shared/session/carried';
-import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MAX_TEAM_ID_LENGTH, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
-import { MAX_MEMBER_NAME_LENGTH } from '../../shared/team/roster';
-import { MAX_REQUIRED_WORK_WAIT_MS, MIN_REQUIRED_WORK_WAIT_MS } from '../../shared/lead/nextStep';
+import { MAX_MESSAGE_BYTES, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { jsonProblem } from '../../shared/contract/json';
 import { deliveryProblem } from '../../shared/session/delivery';
 import { errorMessage } from '../../shared/util/errors';
-import { memberContextSchema, modelNameSchema } from '../../shared/contract/vocabulary';
+import { MAX_ROSTER_SIZE, conversationSchema, teamIdSchema, teamLeadInputFields, teammateInputFields } from '../../shared/contract/workflowInputs';
 
 export const INVALID_WORKFLOW_INPUT = 'InvalidWorkflowInput';
-/** The largest roster a Lead may be started with (each member adds a child and its status to the carried state). */
-export const MAX_ROSTER_SIZE = 32;
-export const MAX_TURNS_PER_RUN = 10_000;
-
-const teamId = z.string().min(1).max(MAX_TEAM_ID_LENGTH);
-/** Conversation entries are checked for the fields the workflow reads; their contents are only inspected (jsonProblem). */
-const conversation = z.array(
-  z.looseObject({
-    role: z.enum(['user', 'assistant', 'system', 'tool']),
-    turn: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    toolCalls: z.array(z.looseObject({ id: z.string(), name: z.string(), argumentsJson: z.string() })).optional(),
-  }),
-);
+const teamId = teamIdSchema;
+const conversation = conversationSchema;
 const record = z.record(z.string(), z.unknown());
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -57,24 +43,8 @@ const carriedLeadFields = {
 /** The current shape carries the Team as `team`; runs of earlier versions carried it as `state` (shared/lead/state.ts upgrades it). */
 const carriedLeadSchema = z.union([z.object({ team: carriedTeamSchema, ...carriedLeadFields }), z.object({ state: carriedTeamSchema, ...carriedLeadFields })]);
 
-const leadInputSchema = z.object({
-  teamId,
-  maxMembers: z.number().int().min(1).max(MAX_ROSTER_SIZE).optional(),
-  teammateMaxTurnsPerRun: z.number().int().min(1).max(MAX_TURNS_PER_RUN).optional(),
-  legacyMailbox: z.array(z.unknown()).optional(),
-  agent: z
-    .object({
-      prompt: z.string(),
-      profile: z.enum(PROFILE_NAMES).optional(),
-      model: modelNameSchema.nullable().optional(),
-      cwd: z.string().min(1).max(1_000).optional(),
-      checkoutTaskQueue: z.string().min(1).max(200).optional(),
-      requiredWorkWaitMs: z.number().int().min(MIN_REQUIRED_WORK_WAIT_MS).max(MAX_REQUIRED_WORK_WAIT_MS).optional(),
-    })
-    .optional(),
-  forkOf: z.object({ teamId, conversation }).optional(),
-  carried: carriedLeadSchema.optional(),
-});
+/** The contract's public fields, and the carried state of a continued run. */
+const leadInputSchema = z.object({ ...teamLeadInputFields, carried: carriedLeadSchema.optional() });
 
 function invalid(workflow: string, problem: string): ApplicationFailure {
   return ApplicationFailure.create({
@@ -123,22 +93,8 @@ function checkLeadInput(input: unknown, workflowId: string): LeadRunInput {
   return input as LeadRunInput;
 }
 
-const teammateInputSchema = z.object({
-  descriptor: z.object({
-    teamId,
-    name: z
-      .string()
-      .min(1)
-      .max(MAX_MEMBER_NAME_LENGTH + 20),
-    context: memberContextSchema,
-    initialMessageId: z.string().min(1).max(MAX_ID_LENGTH),
-  }),
-  model: modelNameSchema.nullable(),
-  seed: conversation,
-  initialMessage: z.unknown(),
-  cwd: z.string().min(1).max(1_000).optional(),
-  checkoutTaskQueue: z.string().min(1).max(200).optional(),
-  maxTurnsPerRun: z.number().int().min(1).max(MAX_TURNS_PER_RUN).optional(),
+const sessionInputSchema = z.object({
+  ...teammateInputFields,
   carried: z
     .object({
       inbox: z.object({ pending: z.array(z.unknown()), seen: z.array(z.string()), received: count, consumed: count }),
@@ -168,7 +124,7 @@ function checkSessionInput(
   workflowId: string,
   expectedWorkflowId?: (teamId: string, name: string) => string,
 ): TeammateRunInput {
-  const parsed = teammateInputSchema.safeParse(input);
+  const parsed = sessionInputSchema.safeParse(input);
   if (!parsed.success) throw invalid(workflow, issues(parsed.error));
   const { descriptor, seed, initialMessage } = parsed.data;
   if (expectedWorkflowId && expectedWorkflowId(descriptor.teamId, descriptor.name) !== workflowId) {
