@@ -10,20 +10,14 @@ import { NativeConnection } from '@temporalio/worker';
 import { answer, script, scriptText, send, think, tool } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import * as defs from '../../shared/contract';
-import type { LeadAgentOptions, LeadAgentView } from '../../shared/contract';
+import type { LeadAgentView } from '../../shared/contract';
 import { teammateWorkflowId } from '../../shared/team';
 import { useClientAndWorker } from '../support/harness';
-import { eventually, runningWorkflowsOfTeam, teammateState, toolResult } from '../support/teams';
+import { eventually, runningWorkflowsOfTeam, startAgentTeam, teammateState, toolResult } from '../support/teams';
 import { address, tempCheckout, uniqueId } from '../support/temporal';
 import { createCheckoutWorker } from '../../worker/createCheckoutWorker';
 
 const env = useClientAndWorker();
-
-async function startAgentTeam(client: Client, taskQueue: string, agent: LeadAgentOptions, extra: Partial<defs.TeamLeadInput> = {}): Promise<TeamClient> {
-  const teamId = extra.teamId ?? uniqueId('agent-team');
-  await client.workflow.start(defs.TEAM_LEAD_WORKFLOW_TYPE, { workflowId: teamId, taskQueue, args: [{ teamId, agent, ...extra }] });
-  return TeamClient.attach(client, teamId);
-}
 
 const agentState = (team: TeamClient): Promise<LeadAgentView> => team.handle().query(defs.getAgentStateQuery);
 const answered = (team: TeamClient): Promise<LeadAgentView> =>

@@ -5,12 +5,10 @@
  * argument are refused, and what they do create is attributed to "lead" and to the teammate.
  */
 import { answer, script, scriptText, send, tool } from '../../activities/providers/scriptedModelScript';
-import { TeamClient } from '../../client/teamClient';
-import * as defs from '../../shared/contract';
 import { LEAD, OPERATOR } from '../../shared/contract/callers';
 import { teammateWorkflowId } from '../../shared/team';
 import { useClientAndWorker } from '../support/harness';
-import { eventually, rejectionOf, teammateState, toolResult } from '../support/teams';
+import { eventually, rejectionOf, startAgentTeam, teammateState, toolResult } from '../support/teams';
 import { uniqueId } from '../support/temporal';
 
 const env = useClientAndWorker();
@@ -21,25 +19,21 @@ test("the operator acts under its own name with the Lead's authority; a model's 
     tool('create_task', { subject: 'written by alice' }),
     send(LEAD, script(answer('alice is done'))),
   );
-  const teamId = uniqueId('team-operator');
-  await env.client.workflow.start(defs.TEAM_LEAD_WORKFLOW_TYPE, {
-    workflowId: teamId,
-    taskQueue: env.worker.taskQueue,
-    args: [
-      {
-        teamId,
-        agent: {
-          profile: 'team',
-          prompt: scriptText(
-            tool('create_task', { subject: 'smuggled by the Lead', caller: OPERATOR }),
-            tool('create_task', { subject: 'planned by the Lead' }),
-            tool('spawn_teammate', { name: 'alice', message: aliceScript }),
-          ),
-        },
-      },
-    ],
-  });
-  const operator = TeamClient.attach(env.client, teamId, OPERATOR);
+  const operator = await startAgentTeam(
+    env.client,
+    env.worker.taskQueue,
+    {
+      profile: 'team',
+      prompt: scriptText(
+        tool('create_task', { subject: 'smuggled by the Lead', caller: OPERATOR }),
+        tool('create_task', { subject: 'planned by the Lead' }),
+        tool('spawn_teammate', { name: 'alice', message: aliceScript }),
+      ),
+    },
+    { teamId: uniqueId('team-operator') },
+    OPERATOR,
+  );
+  const teamId = operator.teamId;
   const lead = await eventually(
     () => operator.agentState(),
     (v) => v.status === 'answered',

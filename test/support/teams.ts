@@ -3,9 +3,22 @@ import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { TeamClient } from '../../client/teamClient';
 import { answer, scriptText, think } from '../../activities/providers/scriptedModelScript';
-import { getTeammateStateQuery, type TeammateStateView } from '../../shared/contract';
+import { TEAM_LEAD_WORKFLOW_TYPE, getTeammateStateQuery, type LeadAgentOptions, type TeamLeadInput, type TeammateStateView } from '../../shared/contract';
 import { teammateWorkflowId } from '../../shared/team';
 import { uniqueId } from './temporal';
+
+/** Starts a Lead that runs an agent (the scripted model by default) and attaches to it as `caller` (the Lead unless named). */
+export async function startAgentTeam(
+  client: Client,
+  taskQueue: string,
+  agent: LeadAgentOptions,
+  extra: Partial<TeamLeadInput> = {},
+  caller?: string,
+): Promise<TeamClient> {
+  const teamId = extra.teamId ?? uniqueId('agent-team');
+  await client.workflow.start(TEAM_LEAD_WORKFLOW_TYPE, { workflowId: teamId, taskQueue, args: [{ teamId, agent, ...extra }] });
+  return TeamClient.attach(client, teamId, caller);
+}
 
 export async function newTeam(client: Client, taskQueue: string, maxMembers?: number): Promise<TeamClient> {
   return TeamClient.start(client, { teamId: uniqueId('team'), taskQueue, ...(maxMembers !== undefined ? { maxMembers } : {}) });
