@@ -8,3 +8,4 @@ export * from './nextStep';
 export * from './agentEvents';
 export * from './agentApply';
 export * from './agentDecide';
+export * from './effects';

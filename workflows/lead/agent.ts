@@ -24,6 +24,8 @@ import {
   decideStatus,
   decideTurnFailed,
   decideYield,
+  leadInboxTaken,
+  leadStatusChanged,
   nextStepAfterReply,
   receiveForLead,
 } from '../../shared/lead';
@@ -78,7 +80,7 @@ export class LeadAgentRunner {
     if (events.length === 0) return;
     agent.apply(events);
     // An edge like any member's status change: waitForEdge wakes, so callers follow the Lead without polling.
-    run.apply([{ type: 'leadStatusChanged', status }]);
+    run.apply(leadStatusChanged(status));
     keepSearchAttribute(AGENT_TEAM_STATUS, status);
   }
 
@@ -114,7 +116,7 @@ export class LeadAgentRunner {
       agent.currentTurn = turn;
     } else {
       const { messages } = takePending(run.state.leadInbox);
-      run.apply([{ type: 'leadInboxTaken' }]);
+      run.apply(leadInboxTaken());
       turn = agent.beginTurn(messages, teamId);
     }
     this.setStatus('running');
@@ -171,7 +173,7 @@ export class LeadAgentRunner {
   private takeIntoTurn(turn: number): void {
     const { run, agent, teamId } = this.deps;
     const take = takeAtStepBoundary(run.state.leadInbox, turn, (m) => teamIdOfLeadMail(m, teamId));
-    run.apply([{ type: 'leadInboxTaken' }]);
+    run.apply(leadInboxTaken());
     agent.takeIntoRunningTurn(take);
   }
 

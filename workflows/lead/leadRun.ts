@@ -5,7 +5,7 @@
  */
 import { rejectionFailure } from '../../shared/contract/failures';
 import type { LeadDecision, LeadEvent, LeadState } from '../../shared/lead';
-import { applyLeadAll, rememberedResult } from '../../shared/lead';
+import { applyLeadAll, rememberedResult, updateRemembered } from '../../shared/lead';
 import { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
 
 /** Updates accepted per run before rolling over; well under the server's 2,000 per run. */
@@ -77,7 +77,7 @@ export class LeadRun {
    * would be a second apply path. See docs/development.md ("The Lead's state").
    */
   remember(updateId: string, result: unknown): void {
-    this.apply([{ type: 'updateRemembered', updateId, result }]);
+    this.apply(updateRemembered(updateId, result));
   }
 
   /** Accepted Updates this run (towards the rollover; getLeadRunInfo). */

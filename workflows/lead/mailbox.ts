@@ -14,10 +14,15 @@ import {
   decideRead,
   decideSendMessage,
   dueNotifications,
+  leadInboxTaken,
   messageBytes,
+  messageRelayed,
   parseSend,
   parseWith,
   receiveForLead,
+  relayAbandoned,
+  relayBegun,
+  watchCleared,
   type SendRequest,
 } from '../../shared/lead';
 import { own } from '../../shared/util/own';
@@ -50,20 +55,20 @@ export function createMailbox(ctx: LeadContext, roster: Roster) {
       const target = roster.member(checked.to);
       const bytes = messageBytes(message.content);
       // Unsettled from now until the target says it took or dropped it (its status reports).
-      run.apply([{ type: 'relayBegun', to: checked.to, bytes }]);
+      run.apply(relayBegun(checked.to, bytes));
       const relaySeq = own(run.state.delivered, checked.to) ?? 1;
       try {
         // Resolves once the signal is in the target's history: its inbox has it, running or cold.
         await getExternalWorkflowHandle(target.workflowId).signal(contract.deliverMessageSignal, { ...message, relaySeq });
       } catch (error) {
-        run.apply([{ type: 'relayAbandoned', to: checked.to, bytes }]);
+        run.apply(relayAbandoned(checked.to, bytes));
         throw ApplicationFailure.create({
           type: MEMBER_UNAVAILABLE,
           message: `teammate "${checked.to}" could not take the message (${errorMessage(error)}); read the roster`,
           nonRetryable: true,
         });
       }
-      run.apply([{ type: 'messageRelayed', messageId: message.messageId }]);
+      run.apply(messageRelayed(message.messageId));
       return done({
         messageId: message.messageId,
         to: checked.to,
@@ -82,7 +87,7 @@ export function createMailbox(ctx: LeadContext, roster: Roster) {
   /** Takes every message waiting in the Lead's own inbox. */
   const takeLeadInbox = (): InboxMessage[] => {
     const { messages } = takePending(run.state.leadInbox);
-    run.apply([{ type: 'leadInboxTaken' }]);
+    run.apply(leadInboxTaken());
     return messages;
   };
 
@@ -113,7 +118,7 @@ export function createMailbox(ctx: LeadContext, roster: Roster) {
       if (due.length === 0) return; // closing
       for (const notification of due) {
         // The watch may have been replaced while an earlier notification was in flight: only this one is cleared.
-        if (own(run.state.watchers, notification.name)?.waitId === notification.waitId) run.apply([{ type: 'watchCleared', name: notification.name }]);
+        if (own(run.state.watchers, notification.name)?.waitId === notification.waitId) run.apply(watchCleared(notification.name));
         try {
           await getExternalWorkflowHandle(notification.workflowId).signal(contract.edgeNotificationSignal, {
             waitId: notification.waitId,
