@@ -13,6 +13,8 @@
  *  6. File tools: read_file and write_file through descriptors vs the path-string tools they
  *     replaced (bench/fileTools.ts; no server).
  *  8. bash: one call under the issue-21 sandbox vs the issue-20 sandbox's argv (bench/bashSandbox.ts; no server).
+ *  9-12. The floor (bench/floor.ts, issue 28's method): editTask, getTask, 64 racing claims and 200
+ *     sends against bare-Temporal workflows doing the same, the project's worker in its own process.
  * Writes bench/results/latest.md (the README table is copied from it).
  */
 import * as fs from 'node:fs';
@@ -26,6 +28,7 @@ import { finishNoopUpdate, noopUpdate } from './baselines';
 import { createBenchActivities } from './activities';
 import { benchBashSandbox } from './bashSandbox';
 import { benchFileTools } from './fileTools';
+import { benchFloor } from './floor';
 import { benchCheckout } from './side';
 import { scriptText, tool } from '../activities/providers/scriptedModelScript';
 
@@ -202,15 +205,17 @@ async function main(): Promise<void> {
   await closeWorker();
   await workerConnection.close();
   await connection.close();
+  const floorRows = await benchFloor(server.address);
   await server.stop();
   console.log('  file tools: descriptors vs path strings…');
   rows.push(...(await benchFileTools()));
   rows.push(...(await benchBashSandbox()));
+  rows.push(...floorRows);
 
   const header = [
     'Measure',
     'Team Lead',
-    'Baseline (bare no-op Update; row 5: bare activities; rows 6-7: the path-string file tools; row 8: the issue-20 sandbox)',
+    'Baseline (bare no-op Update; row 5: bare activities; rows 6-7: path-string file tools; row 8: the issue-20 sandbox; 9-12: bare Temporal)',
     'Ratio',
   ];
   const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');

@@ -15,6 +15,8 @@ export interface WorkerProcess {
 const ROOT = path.resolve(__dirname, '../..');
 
 export interface WorkerProcessOptions {
+  /** The server (default: the test suite's, TEMPORAL_ADDRESS). */
+  address?: string;
   /** The checkout its work tools act on (default: a fresh temp dir per process). */
   checkoutRoot?: string;
   /** Variables set for this process beside the connection's (telemetry settings, for instance). */
@@ -34,7 +36,7 @@ export async function spawnWorkerProcess(taskQueue: string, options: WorkerProce
     cwd: ROOT,
     env: {
       ...(options.command?.env ?? process.env),
-      TEMPORAL_ADDRESS: address(),
+      TEMPORAL_ADDRESS: options.address ?? address(),
       TEMPORAL_TASK_QUEUE: taskQueue,
       AGENT_TEAMS_CHECKOUT: options.checkoutRoot ?? tempCheckout(),
       // `npm run worker` runs the orphan reaper by default; a test opts in (env), so no Schedule outlives a file unasked.

@@ -1,0 +1,231 @@
+/**
+ * The floor rows of `npm run bench` (issue 28's method; `npm run bench:floor` runs only these): the
+ * Team against bare-Temporal workflows doing the same thing, on one dev server with the project's
+ * server settings. The project's worker runs in its own process (worker/main.ts, scripted model);
+ * the bare workflows (bench/floorBaselines.ts) run on their own task queue in this process.
+ *
+ *  - editTask p50 vs a bare CAS Update with a validator; getTask (query) p50 vs a bare query of a
+ *    small state: interleaved blocks of 10 operations, N per side, p50 of every operation's latency.
+ *  - 64 racing claims (32 members, two callers each, one task at one revision, raw SDK callers as
+ *    the members' workflows call) vs 64 racing bare CAS Updates at one revision: time until every
+ *    caller has its answer, median of rounds, exactly one winner per round on both sides.
+ *  - 200 concurrent sendMessage to 3 idle teammates vs 200 bare relay Updates that signal one of 3
+ *    workflows and return once the signal has landed, both through the TeamClient's per-workflow
+ *    in-flight limit: time until all returned, median of 3 rounds.
+ */
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { TeamClient, withUpdateSlot } from '../client/teamClient';
+import { claimTaskUpdate } from '../shared/contract';
+import { startDevServer } from '../scripts/devServer';
+import { spawnWorkerProcess } from '../test/support/workerProcess';
+import { casUpdate, finishSignal, landedQuery, readCasQuery, relayUpdate } from './floorBaselines';
+
+const N = Number(process.env.BENCH_FLOOR_OPS ?? 300);
+const BLOCK = 10;
+const RACE_ROUNDS = Number(process.env.BENCH_FLOOR_RACE_ROUNDS ?? 7);
+const MEMBERS = 32;
+const SEND_ROUNDS = Number(process.env.BENCH_FLOOR_SEND_ROUNDS ?? 3);
+const SENDS = 200;
+const TEAM_QUEUE = 'bench-floor-team';
+const BARE_QUEUE = 'bench-floor-bare';
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const since = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
+const timed = async (op: () => Promise<unknown>): Promise<number> => {
+  const start = process.hrtime.bigint();
+  await op();
+  return since(start);
+};
+
+/** Interleaved blocks of BLOCK operations until each side has N latencies; which side goes first alternates. */
+async function interleaved(team: () => Promise<unknown>, floor: () => Promise<unknown>): Promise<{ team: number[]; floor: number[] }> {
+  const out = { team: [] as number[], floor: [] as number[] };
+  for (let warm = 0; warm < BLOCK; warm++) await Promise.all([team(), floor()]);
+  for (let block = 0; out.team.length < N; block++) {
+    const sides: Array<['team' | 'floor', () => Promise<unknown>]> = [
+      ['team', team],
+      ['floor', floor],
+    ];
+    for (const [name, op] of block % 2 === 0 ? sides : sides.reverse()) for (let i = 0; i < BLOCK; i++) out[name].push(await timed(op));
+  }
+  return out;
+}
+
+/** Polls until every named member reports idle (its first turn done), or fails after 120 s. */
+async function allIdle(team: TeamClient, names: string[]): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const live = await team.liveStatus();
+    if (names.every((name) => Object.hasOwn(live, name) && live[name] === 'idle')) return;
+    if (Date.now() > deadline) throw new Error(`members not idle after 120 s: ${JSON.stringify(live)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const row = (measure: string, team: number, floor: number, digits: number): string[] => [
+  measure,
+  team.toFixed(digits),
+  floor.toFixed(digits),
+  (team / floor).toFixed(2),
+];
+
+/** Runs the floor rows against the dev server at `address`; returns the table rows (Team, floor, ratio). */
+export async function benchFloor(address: string): Promise<string[][]> {
+  const stamp = Date.now();
+  console.log('  floor: starting the project worker in its own process and the bare workflows in this one…');
+  const teamWorker = await spawnWorkerProcess(TEAM_QUEUE, { address });
+  const bareConnection = await NativeConnection.connect({ address });
+  const bareWorker = await Worker.create({ connection: bareConnection, taskQueue: BARE_QUEUE, workflowsPath: require.resolve('./floorBaselines') });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const bare: Array<WorkflowHandle> = [];
+  const startBare = async (type: string, id: string): Promise<WorkflowHandle> => {
+    const handle = await client.workflow.start(type, { taskQueue: BARE_QUEUE, workflowId: `bench-bare-${id}-${stamp}` });
+    bare.push(handle);
+    return handle;
+  };
+  const rows: string[][] = [];
+  try {
+    await bareWorker.runUntil(async () => {
+      // editTask and getTask
+      const team = await TeamClient.start(client, { teamId: `bench-floor-ops-${stamp}`, taskQueue: TEAM_QUEUE });
+      let { task } = await team.createTask({ subject: 'bench' });
+      const cas = await startBare('casFloor', 'ops');
+      let revision = 0;
+      let edits = 0;
+      const mutations = await interleaved(
+        async () => void ({ task } = await team.editTask({ taskId: task.id, expectedRevision: task.revision, description: `d${edits++}` })),
+        async () => void (revision = await cas.executeUpdate(casUpdate, { args: [{ expectedRevision: revision, value: `d${revision}` }] })),
+      );
+      console.log(`  floor: editTask p50 ${median(mutations.team).toFixed(2)} ms, CAS Update p50 ${median(mutations.floor).toFixed(2)} ms`);
+      rows.push(row(`editTask p50, ${N} in blocks of ${BLOCK} (ms) vs a bare CAS Update with a validator`, median(mutations.team), median(mutations.floor), 2));
+      const reads = await interleaved(
+        () => team.task(task.id),
+        () => cas.query(readCasQuery),
+      );
+      console.log(`  floor: getTask p50 ${median(reads.team).toFixed(2)} ms, bare query p50 ${median(reads.floor).toFixed(2)} ms`);
+      rows.push(row(`getTask query p50, ${N} in blocks of ${BLOCK} (ms) vs a bare query of a small state`, median(reads.team), median(reads.floor), 2));
+      await team.dispose();
+
+      // 64 racing claims
+      const racers = await TeamClient.start(client, { teamId: `bench-floor-race-${stamp}`, taskQueue: TEAM_QUEUE, maxMembers: MEMBERS });
+      const members = Array.from({ length: MEMBERS }, (_, i) => `m${i}`);
+      await Promise.all(members.map((name) => racers.spawnTeammate({ name, message: 'ready' })));
+      await allIdle(racers, members);
+      const raceTeam: number[] = [];
+      const raceFloor: number[] = [];
+      for (let round = 0; round < RACE_ROUNDS; round++) {
+        const { task: contended } = await racers.createTask({ subject: `contended ${round}` });
+        const floor = await startBare('casFloor', `race-${round}`);
+        const claims = (): Promise<number> =>
+          timed(async () => {
+            const outcomes = await Promise.allSettled(
+              [...members, ...members].map((caller) =>
+                racers.handle().executeUpdate(claimTaskUpdate, { args: [{ taskId: contended.id, expectedRevision: contended.revision, caller }] }),
+              ),
+            );
+            const winners = outcomes.filter((o) => o.status === 'fulfilled').length;
+            if (winners !== 1) throw new Error(`racing claims had ${winners} winners`);
+          });
+        const cases = (): Promise<number> =>
+          timed(async () => {
+            const outcomes = await Promise.allSettled(
+              Array.from({ length: 2 * MEMBERS }, (_, i) => floor.executeUpdate(casUpdate, { args: [{ expectedRevision: 0, value: `${i}` }] })),
+            );
+            const winners = outcomes.filter((o) => o.status === 'fulfilled').length;
+            if (winners !== 1) throw new Error(`racing CAS Updates had ${winners} winners`);
+          });
+        if (round % 2 === 0) {
+          raceTeam.push(await claims());
+          raceFloor.push(await cases());
+        } else {
+          raceFloor.push(await cases());
+          raceTeam.push(await claims());
+        }
+      }
+      console.log(
+        `  floor: 64 racing claims ${raceTeam.map((x) => x.toFixed(0)).join(', ')} ms; 64 racing CAS ${raceFloor.map((x) => x.toFixed(0)).join(', ')} ms`,
+      );
+      rows.push(
+        row(
+          `${2 * MEMBERS} racing claims (${MEMBERS} members x 2, one task, one revision) settled, median of ${RACE_ROUNDS} (ms) vs bare CAS Updates`,
+          median(raceTeam),
+          median(raceFloor),
+          0,
+        ),
+      );
+      await racers.dispose();
+
+      // 200 concurrent sends to 3 teammates
+      const senders = await TeamClient.start(client, { teamId: `bench-floor-send-${stamp}`, taskQueue: TEAM_QUEUE });
+      const targets = ['s0', 's1', 's2'];
+      await Promise.all(targets.map((name) => senders.spawnTeammate({ name, message: 'ready' })));
+      await allIdle(senders, targets);
+      const relay = await startBare('relayFloor', 'relay');
+      const sinks = await Promise.all(targets.map((name) => startBare('relaySink', `sink-${name}`)));
+      const sendTeam: number[] = [];
+      const sendFloor: number[] = [];
+      for (let round = 0; round < SEND_ROUNDS; round++) {
+        const sends = (): Promise<number> =>
+          timed(() => Promise.all(Array.from({ length: SENDS }, (_, i) => senders.sendMessage(targets[i % 3]!, `message ${round}-${i}`))));
+        const relays = (): Promise<number> =>
+          timed(() =>
+            Promise.all(
+              Array.from({ length: SENDS }, (_, i) =>
+                withUpdateSlot(relay.workflowId, () =>
+                  relay.executeUpdate(relayUpdate, { args: [{ to: sinks[i % 3]!.workflowId, content: `message ${round}-${i}` }] }),
+                ),
+              ),
+            ),
+          );
+        if (round % 2 === 0) {
+          sendTeam.push(await sends());
+          sendFloor.push(await relays());
+        } else {
+          sendFloor.push(await relays());
+          sendTeam.push(await sends());
+        }
+        await allIdle(senders, targets);
+      }
+      const landed = (await Promise.all(sinks.map((sink) => sink.query(landedQuery)))).reduce((a, b) => a + b, 0);
+      if (landed !== SENDS * SEND_ROUNDS) throw new Error(`the relay landed ${landed} signals, not ${SENDS * SEND_ROUNDS}`);
+      console.log(`  floor: 200 sends ${sendTeam.map((x) => x.toFixed(0)).join(', ')} ms; 200 relays ${sendFloor.map((x) => x.toFixed(0)).join(', ')} ms`);
+      rows.push(
+        row(
+          `${SENDS} concurrent sendMessage to 3 teammates, all returned, median of ${SEND_ROUNDS} (ms) vs a bare Update relaying a signal`,
+          median(sendTeam),
+          median(sendFloor),
+          0,
+        ),
+      );
+      await senders.dispose();
+      await Promise.all(bare.map((handle) => handle.signal(finishSignal)));
+    });
+  } finally {
+    await teamWorker.stop();
+    await bareConnection.close();
+    await connection.close();
+  }
+  return rows;
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  console.log(`bench:floor: N=${N} in blocks of ${BLOCK}, ${RACE_ROUNDS} race rounds, ${SEND_ROUNDS} send rounds; starting the dev server…`);
+  const server = await startDevServer({ uiPort: false });
+  try {
+    const rows = await benchFloor(server.address);
+    const table = [['Measure', 'Team', 'Floor', 'Ratio'], ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+    console.log(`\n${table}\n\nMeasured ${new Date().toISOString().slice(0, 10)}, ${process.version}.`);
+  } finally {
+    await server.stop();
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
