@@ -47,11 +47,11 @@ export const MODEL_RETRY_AFTER_TOO_LONG_TYPE = 'ModelRetryAfterTooLong';
 
 const ADVICE: Record<ModelErrorKind, string> = {
   rate_limited: 'the provider is rate limiting: lower concurrency or raise the quota if this keeps happening',
-  server_error: 'the model server failed or could not be reached: check MODEL_BASE_URL and the server',
+  server_error: "the model server failed or could not be reached: check the provider's base URL (MODEL_BASE_URL, ANTHROPIC_BASE_URL, ...) and the server",
   timeout: 'the model did not answer in time: if it is just slow, raise MODEL_TIMEOUT_MS',
-  bad_request: 'the provider rejected the request: check MODEL_NAME and the tools and messages sent',
-  auth: 'the provider refused the credentials: check MODEL_API_KEY',
-  malformed_response: 'the reply was not a chat completion: check that MODEL_BASE_URL is an OpenAI-compatible API',
+  bad_request: 'the provider rejected the request: check the model name (MODEL_NAME, or provider:model) and the tools and messages sent',
+  auth: "the provider refused the credentials: check the provider's key (MODEL_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY, ...)",
+  malformed_response: "the reply was not one the provider's API sends: check that the provider's base URL points at that API",
 };
 
 /** e.g. "90 s", "15 min", "26 h". */

@@ -13,7 +13,8 @@
  *  6. File tools: read_file and write_file through descriptors vs the path-string tools they
  *     replaced (bench/fileTools.ts; no server).
  *  8. bash: one call under the issue-21 sandbox vs the issue-20 sandbox's argv (bench/bashSandbox.ts; no server).
- *  9-12. The floor (bench/floor.ts, issue 28's method): editTask, getTask, 64 racing claims and 200
+ *  9. A model call through the AI SDK layer vs a bare fetch on a local server (bench/modelCall.ts; no Temporal server).
+ *  10-13. The floor (bench/floor.ts, issue 28's method): editTask, getTask, 64 racing claims and 200
  *     sends against bare-Temporal workflows doing the same, the project's worker in its own process.
  * Writes bench/results/latest.md (the README table is copied from it).
  */
@@ -29,6 +30,7 @@ import { createBenchActivities } from './activities';
 import { benchBashSandbox } from './bashSandbox';
 import { benchFileTools } from './fileTools';
 import { benchFloor } from './floor';
+import { benchModelCall } from './modelCall';
 import { benchCheckout } from './side';
 import { scriptText, tool } from '../activities/providers/scriptedModelScript';
 
@@ -210,12 +212,13 @@ async function main(): Promise<void> {
   console.log('  file tools: descriptors vs path strings…');
   rows.push(...(await benchFileTools()));
   rows.push(...(await benchBashSandbox()));
+  rows.push(...(await benchModelCall()));
   rows.push(...floorRows);
 
   const header = [
     'Measure',
     'Team Lead',
-    'Baseline (bare no-op Update; row 5: bare activities; rows 6-7: path-string file tools; row 8: the issue-20 sandbox; 9-12: bare Temporal)',
+    'Baseline (bare no-op Update; row 5: bare activities; 6-7: path-string file tools; 8: the issue-20 sandbox; 9: a bare fetch; 10-13: bare Temporal)',
     'Ratio',
   ];
   const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');

@@ -26,7 +26,7 @@ set +e
 npm run test:cluster
 status=$?
 cat test-artifacts/cluster/drills.txt 2>/dev/null || echo "drills: no results written"
-AGENT_TEAMS_TEST_TARGET=cluster npx jest --selectProjects integration --runInBand --testPathPatterns 'integration/(adversarial|maxima)\.test'
+AGENT_TEAMS_TEST_TARGET=cluster bash scripts/jest.sh --selectProjects integration --runInBand --testPathPatterns 'integration/(adversarial|maxima)\.test'
 hostile_status=$?
 set -e
 echo "adversarial and maxima suites on Temporal server $TEMPORAL_SERVER_VERSION: exit $hostile_status"

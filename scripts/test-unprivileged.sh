@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 suites='host/(checkoutEscape|gitProtection|bashSandbox|sandboxContainment)\.test'
 if [[ $(id -u) -ne 0 ]]; then
   echo "unprivileged suites as $(id -un) (uid $(id -u))"
-  exec npx jest --selectProjects host --testPathPatterns "$suites"
+  exec bash scripts/jest.sh --selectProjects host --testPathPatterns "$suites"
 fi
 user=agent-teams-test
 id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
@@ -15,7 +15,7 @@ home="$(getent passwd "$user" | cut -d: -f6)"
 run_as_user() {
   echo "unprivileged suites as $user (uid $(id -u "$user")) in $(pwd)"
   exec runuser -u "$user" -- env HOME="$home" PATH="$PATH" \
-    npx jest --selectProjects host --testPathPatterns "$suites" --cacheDirectory "/tmp/jest-$user"
+    bash scripts/jest.sh --selectProjects host --testPathPatterns "$suites" --cacheDirectory "/tmp/jest-$user"
 }
 if runuser -u "$user" -- test -r "$(pwd)/package.json"; then run_as_user; fi
 # The checkout lies where the user cannot reach it (a fresh clone under a mode-700 mktemp -d): show
@@ -28,5 +28,5 @@ AGENT_TEAMS_UNPRIVILEGED_VIEW="$view" unshare --mount --propagation private bash
   mount --bind "$1" "$AGENT_TEAMS_UNPRIVILEGED_VIEW"
   cd "$AGENT_TEAMS_UNPRIVILEGED_VIEW"
   echo "unprivileged suites as $2 (uid $(id -u "$2")) in $1, shown at $AGENT_TEAMS_UNPRIVILEGED_VIEW"
-  runuser -u "$2" -- env HOME="$3" PATH="$PATH" npx jest --selectProjects host --testPathPatterns "$4" --cacheDirectory "/tmp/jest-$2"
+  runuser -u "$2" -- env HOME="$3" PATH="$PATH" bash scripts/jest.sh --selectProjects host --testPathPatterns "$4" --cacheDirectory "/tmp/jest-$2"
 ' bash "$(pwd)" "$user" "$home" "$suites"

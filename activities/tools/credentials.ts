@@ -113,6 +113,8 @@ const CREDENTIAL_NAME_PATTERNS: readonly RegExp[] = [
   /PASSWORD/i,
   /SECRET/i,
   /^TEMPORAL_GRPC_META_/i,
+  // A model provider's base URL (MODEL_BASE_URL, ANTHROPIC_BASE_URL, OLLAMA_BASE_URL, ...) may carry user:password@.
+  /(^|_)BASE_URL$/i,
 ];
 
 /** Known secrets the patterns may not catch, or that carry one in another form. */

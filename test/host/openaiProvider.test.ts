@@ -11,15 +11,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createModelActivities, MODEL_RETRY_AFTER_CAP_MS, MODEL_RETRY_AFTER_TOO_LONG_TYPE } from '../../activities/modelCall';
 import type { CallModelInput } from '../../shared/contract';
-import {
-  configFromEnv,
-  createOpenAICompatibleProvider,
-  MAX_PLAUSIBLE_RETRY_AFTER_MS,
-  MODEL_ERROR_BODY_MAX_BYTES,
-  MODEL_RESPONSE_MAX_BYTES,
-  parseRetryAfter,
-  type OpenAICompatibleConfig,
-} from '../../activities/providers/openaiCompatible';
+import { configFromEnv, createOpenAICompatibleProvider, type OpenAICompatibleConfig } from '../../activities/providers/openaiCompatible';
+import { MAX_PLAUSIBLE_RETRY_AFTER_MS, MODEL_ERROR_BODY_MAX_BYTES, MODEL_RESPONSE_MAX_BYTES, parseRetryAfter } from '../../activities/providers/http';
 import { ScriptExhaustedError } from '../../activities/providers/scriptExhausted';
 import { createScriptedProvider, scriptedText, scriptedToolCalls } from '../support/scriptedProvider';
 import { ModelCallError, type ModelRequest, type ModelResponse, type ToolSpec } from '../../shared/contract/model';
@@ -325,7 +318,7 @@ describe('OpenAI-compatible provider against a local chat-completions server', (
     expect(received).toHaveLength(0);
   });
 
-  test('malformed tool-call JSON is returned raw, not thrown', async () => {
+  test('malformed tool-call JSON is returned raw, not thrown; a missing call id is synthesized', async () => {
     replies = [
       (res) =>
         json(
@@ -336,7 +329,7 @@ describe('OpenAI-compatible provider against a local chat-completions server', (
               content: '',
               tool_calls: [
                 { id: 'call_bad', type: 'function', function: { name: 'write_file', arguments: '{"path": "a.txt", "content": ' } },
-                { type: 'function', function: { name: 'list', arguments: { dir: '.' } } },
+                { type: 'function', function: { name: 'list', arguments: '{"dir":"."}' } },
               ],
             },
             'tool_calls',
@@ -345,11 +338,26 @@ describe('OpenAI-compatible provider against a local chat-completions server', (
     ];
     const p = provider();
     const response = await p.complete(simple);
-    expect(response.message.toolCalls).toEqual([
-      { id: 'call_bad', name: 'write_file', argumentsJson: '{"path": "a.txt", "content": ' },
-      // missing id synthesized; object arguments serialized
-      { id: 'call_1', name: 'list', argumentsJson: '{"dir":"."}' },
-    ]);
+    expect(response.message.toolCalls[0]).toEqual({ id: 'call_bad', name: 'write_file', argumentsJson: '{"path": "a.txt", "content": ' });
+    expect(response.message.toolCalls[1]).toMatchObject({ name: 'list', argumentsJson: '{"dir":"."}' });
+    expect(response.message.toolCalls[1]?.id).toMatch(/\S/);
+  });
+
+  test('tool-call arguments sent as an object, not a JSON string (off the API) → malformed_response naming the field, shortly', async () => {
+    const padding = 'x'.repeat(100_000);
+    replies = [
+      (res) =>
+        json(
+          res,
+          200,
+          completion({ content: padding, tool_calls: [{ id: 'c', type: 'function', function: { name: 'list', arguments: { dir: '.' } } }] }, 'tool_calls'),
+        ),
+    ];
+    const error = await failure(provider().complete(simple));
+    expect(error).toMatchObject({ kind: 'malformed_response', retryable: false });
+    expect(error.message).toContain('choices.0.message.tool_calls.0.function.arguments');
+    // The SDK's own message quotes the whole body; the classified one does not.
+    expect(error.message.length).toBeLessThan(1_000);
   });
 
   test('non-JSON body → malformed_response (not retryable)', async () => {

@@ -4,6 +4,7 @@
  * ~/.config), the allow-list of variables unsandboxed bash gets, and the credential names
  * AGENT_TEAMS_BASH_ENV cannot pass through.
  */
+import { PROVIDER_CATALOG } from '../../activities/providers/catalog';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,6 +121,8 @@ describe('isCredentialName', () => {
     'TEMPORAL_CODEC_AUTH',
     'PANEL_TOKEN',
     'MODEL_BASE_URL',
+    // Every provider's key and base URL variable (activities/providers/catalog.ts).
+    ...Object.values(PROVIDER_CATALOG).flatMap((entry) => [entry.apiKeyVariable, entry.baseUrlVariable]),
     'TEMPORAL_CONFIG_FILE',
     'OTEL_EXPORTER_OTLP_HEADERS',
     'KEY',

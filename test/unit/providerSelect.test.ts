@@ -42,4 +42,12 @@ describe('providerFromEnv', () => {
   test('an unknown provider names the valid values', () => {
     expect(() => providerFromEnv({ MODEL_PROVIDER: 'anthropic' })).toThrow(/"anthropic".*scripted, openai, openai-compatible/);
   });
+
+  test('provider keys and a provider:model MODEL_NAME show in the description (no key), and route by name', async () => {
+    const selected = providerFromEnv({ ANTHROPIC_API_KEY: 'sk-ant-secret', OLLAMA_BASE_URL: 'http://127.0.0.1:11434/v1', MODEL_NAME: 'scripted:demo' });
+    expect(selected.description).toBe(`${SCRIPTED_MODEL_DESCRIPTION}; by name: anthropic:<model>, ollama:<model>; default model scripted:demo`);
+    expect(selected.description).not.toContain('sk-ant-secret');
+    const reply = await selected.provider.complete({ model: '', messages: [{ role: 'user', content: 'hi' }], tools: [] });
+    expect(reply.message.content).toContain('handled');
+  });
 });

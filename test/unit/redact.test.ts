@@ -12,7 +12,8 @@
 import { ApplicationFailure, DefaultFailureConverter, defaultPayloadConverter } from '@temporalio/common';
 import { toActivityFailure } from '../../activities/modelCall';
 import { webUiLink, webUiTeamLink } from '../../cli/format';
-import { configFromEnv, splitUrlCredentials } from '../../activities/providers/openaiCompatible';
+import { configFromEnv } from '../../activities/providers/openaiCompatible';
+import { splitUrlCredentials } from '../../activities/providers/http';
 import { providerFromEnv } from '../../activities/providers/select';
 import { ModelCallError } from '../../shared/contract/model';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
