@@ -37,6 +37,19 @@ const compatible = (name: string) => (settings: ProviderSettings) => {
   return (modelId: string) => provider.chatModel(modelId);
 };
 
+/** A server of the chat-completions dialect by name: its variables are <NAME>_API_KEY and <NAME>_BASE_URL. */
+function chatCompletions(name: string, label: string, options: { keyRequired: boolean; defaultBaseUrl: string }): CatalogEntry {
+  const prefix = name.toUpperCase();
+  return {
+    api: `chat-completions (${label})`,
+    path: '/chat/completions',
+    apiKeyVariable: `${prefix}_API_KEY`,
+    baseUrlVariable: `${prefix}_BASE_URL`,
+    ...options,
+    languageModel: compatible(name),
+  };
+}
+
 export const PROVIDER_CATALOG: Readonly<Record<Exclude<ModelProviderName, 'scripted'>, CatalogEntry>> = {
   openai: {
     api: 'OpenAI Responses',
@@ -86,42 +99,10 @@ export const PROVIDER_CATALOG: Readonly<Record<Exclude<ModelProviderName, 'scrip
       return (modelId) => provider.languageModel(modelId);
     },
   },
-  deepseek: {
-    api: 'chat-completions (DeepSeek)',
-    path: '/chat/completions',
-    apiKeyVariable: 'DEEPSEEK_API_KEY',
-    baseUrlVariable: 'DEEPSEEK_BASE_URL',
-    defaultBaseUrl: 'https://api.deepseek.com',
-    keyRequired: true,
-    languageModel: compatible('deepseek'),
-  },
-  ollama: {
-    api: 'chat-completions (Ollama)',
-    path: '/chat/completions',
-    apiKeyVariable: 'OLLAMA_API_KEY',
-    baseUrlVariable: 'OLLAMA_BASE_URL',
-    defaultBaseUrl: 'http://127.0.0.1:11434/v1',
-    keyRequired: false,
-    languageModel: compatible('ollama'),
-  },
-  lmstudio: {
-    api: 'chat-completions (LM Studio)',
-    path: '/chat/completions',
-    apiKeyVariable: 'LMSTUDIO_API_KEY',
-    baseUrlVariable: 'LMSTUDIO_BASE_URL',
-    defaultBaseUrl: 'http://127.0.0.1:1234/v1',
-    keyRequired: false,
-    languageModel: compatible('lmstudio'),
-  },
-  vllm: {
-    api: 'chat-completions (vLLM)',
-    path: '/chat/completions',
-    apiKeyVariable: 'VLLM_API_KEY',
-    baseUrlVariable: 'VLLM_BASE_URL',
-    defaultBaseUrl: 'http://127.0.0.1:8000/v1',
-    keyRequired: false,
-    languageModel: compatible('vllm'),
-  },
+  deepseek: chatCompletions('deepseek', 'DeepSeek', { keyRequired: true, defaultBaseUrl: 'https://api.deepseek.com' }),
+  ollama: chatCompletions('ollama', 'Ollama', { keyRequired: false, defaultBaseUrl: 'http://127.0.0.1:11434/v1' }),
+  lmstudio: chatCompletions('lmstudio', 'LM Studio', { keyRequired: false, defaultBaseUrl: 'http://127.0.0.1:1234/v1' }),
+  vllm: chatCompletions('vllm', 'vLLM', { keyRequired: false, defaultBaseUrl: 'http://127.0.0.1:8000/v1' }),
   compatible: {
     api: 'chat-completions',
     path: '/chat/completions',

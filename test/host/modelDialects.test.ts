@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { namedProvider, type NamedProvider } from '../../activities/providers/router';
 import { ModelCallError, type ModelRequest } from '../../shared/contract/model';
+import { modelCallErrorOf } from '../support/modelErrors';
 
 interface Received {
   url: string;
@@ -166,15 +167,7 @@ const roundTrip: ModelRequest = {
 };
 const simple: ModelRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [] };
 
-async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ModelCallError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = modelCallErrorOf;
 
 describe.each(DIALECTS)('$provider against a local server speaking its API', (dialect) => {
   const version = dialect.provider === 'google' ? 'v1beta' : 'v1';

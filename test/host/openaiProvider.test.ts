@@ -16,6 +16,7 @@ import { MAX_PLAUSIBLE_RETRY_AFTER_MS, MODEL_ERROR_BODY_MAX_BYTES, MODEL_RESPONS
 import { ScriptExhaustedError } from '../../activities/providers/scriptExhausted';
 import { createScriptedProvider, scriptedText, scriptedToolCalls } from '../support/scriptedProvider';
 import { ModelCallError, type ModelRequest, type ModelResponse, type ToolSpec } from '../../shared/contract/model';
+import { modelCallErrorOf } from '../support/modelErrors';
 
 interface Received {
   method: string;
@@ -97,15 +98,7 @@ function provider(overrides: Partial<OpenAICompatibleConfig> = {}) {
 
 const simple: ModelRequest = { model: 'test-model', messages: [{ role: 'user', content: 'hi' }], tools: [] };
 
-async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ModelCallError);
-    return error as ModelCallError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = modelCallErrorOf;
 
 describe('OpenAI-compatible provider against a local chat-completions server', () => {
   test('happy path: text content, finish reason, usage; POST to {baseUrl}/chat/completions', async () => {
