@@ -2,7 +2,7 @@
  * Keyless snapshots of the tool profiles (no model, no key, no server): the Team profile's policy,
  * tool list and schemas, and the workflows it runs, and the default profile's catalog, which must
  * stay exactly what it was before the Team existed. Regenerate deliberately with
- * `UPDATE_PROFILE_SNAPSHOTS=1 npx jest test/unit/profiles.test.ts --selectProjects unit` and review the diff.
+ * `UPDATE_PROFILE_SNAPSHOTS=1 bash scripts/jest.sh test/unit/profiles.test.ts --selectProjects unit` and review the diff.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
