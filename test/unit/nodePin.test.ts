@@ -36,7 +36,8 @@ test('the tests run on the pinned release (npm test and npx put it first on PATH
   const covered = Object.values(PINNED).some(([os, cpu]) => os === process.platform && cpu === process.arch);
   if (covered && process.version !== `v${release}`) {
     throw new Error(
-      `these tests run on ${process.version} at ${process.execPath}, not the pinned v${release}: run them with npm test (or bash scripts/jest.sh), after npm ci`,
+      `these tests run on ${process.version} at ${process.execPath}, not the pinned v${release}: ` +
+        'run them with npm test (or bash scripts/jest.sh), after npm ci',
     );
   }
   expect(process.version.split('.')[0]).toBe(`v${major}`);
