@@ -31,6 +31,8 @@ export function cappedFetch(inner: typeof fetch, shown: () => string): typeof fe
       const headers = new Headers(response.headers);
       headers.delete('content-length');
       headers.delete('content-encoding');
+      // The mark is ours alone: a server that sends it gets it removed.
+      headers.delete(TRUNCATED_HEADER);
       if (body.truncated) headers.set(TRUNCATED_HEADER, '1');
       return new Response(body.text, { status: response.status, statusText: response.statusText, headers });
     } finally {

@@ -212,6 +212,13 @@ describe.each(DIALECTS)('$provider against a local server speaking its API', (di
     expect(received).toHaveLength(1);
   });
 
+  test("an error body is cut only by its size: a server's own truncation mark is not believed", async () => {
+    reply = (res) => send(res, 400, dialect.error(400, 'short'), { 'x-agent-teams-body-truncated': '1' });
+    const error = await failure(provider().complete(simple));
+    expect(error.message).toContain('short');
+    expect(error.message).not.toContain('the rest was not read');
+  });
+
   test('503: server_error, retryable, after exactly one request', async () => {
     reply = (res) => send(res, 503, dialect.error(503, 'overloaded'));
     const error = await failure(provider().complete(simple));
