@@ -10,6 +10,7 @@
  * ModelRetryAfterTooLong). Providers do not retry: the activity's retry policy is the only retry
  * layer. A response too large to be the activity's result fails typed instead of being returned.
  */
+import { MODEL_NOT_ALLOWED, modelNotAllowed, type TeamModels } from '../shared/contract/modelNames';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ModelErrorKind, ModelProvider, ModelRequest, ModelResponse, ToolSpec } from '../shared/contract/model';
@@ -23,6 +24,11 @@ import { ScriptExhaustedError } from './providers/scriptExhausted';
 export interface ModelActivityDependencies {
   provider: ModelProvider;
   toolsFor: (toolset: string) => ToolSpec[];
+  /**
+   * The deployment's model list on this worker: a call naming another model is refused, one naming
+   * none gets its default (a Team's own list is checked in the workflow).
+   */
+  allowed?: TeamModels;
 }
 
 /** ApplicationFailure types of classified model-call failures. */
@@ -122,7 +128,7 @@ function activityFailureOf(error: Error): Error {
   return error;
 }
 
-export function createModelActivities({ provider, toolsFor }: ModelActivityDependencies): ModelActivities {
+export function createModelActivities({ provider, toolsFor, allowed }: ModelActivityDependencies): ModelActivities {
   return {
     /** One model call. Cancellable; heartbeats every second while it runs. */
     async callModel(input: CallModelInput): Promise<ModelResponse> {
@@ -139,7 +145,17 @@ export function createModelActivities({ provider, toolsFor }: ModelActivityDepen
           ...(error instanceof Error ? { cause: error } : {}),
         });
       }
-      const request: ModelRequest = { model: input.model ?? '', messages: input.messages, tools };
+      // A raw start can record any list in its Team; this worker still calls only what its deployment lists.
+      const modelProblem = modelNotAllowed(allowed, input.model, "this worker's list (AGENT_TEAMS_MODELS)");
+      if (modelProblem) {
+        throw ApplicationFailure.create({
+          type: MODEL_NOT_ALLOWED,
+          message: `${modelProblem} [not retried]`,
+          nonRetryable: true,
+        });
+      }
+      // No name: this worker's list's default, else its provider's own (MODEL_NAME).
+      const request: ModelRequest = { model: input.model ?? allowed?.default ?? '', messages: input.messages, tools };
       const signal = ctx.cancellationSignal;
       const heartbeat = setInterval(() => ctx.heartbeat(), MODEL_CALL_HEARTBEAT_INTERVAL_MS);
       let response: ModelResponse;

@@ -14,7 +14,17 @@ import { errorMessage } from '../shared/util/errors';
 import { redactAddress, redactUrlCredentials } from '../shared/text/redact';
 import { runBefore } from '../client/deadlines';
 import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TEAM_CALL_TIMED_OUT, TeamCallTimedOut, TeamClient, healthAdvice } from '../client/teamClient';
-import { DEFAULT_TASK_QUEUE, PROFILE_NAMES, type ConversationEntry, type LeadAgentOptions, type LeadAgentView, type ProfileName } from '../shared/contract';
+import {
+  DEFAULT_TASK_QUEUE,
+  PROFILE_NAMES,
+  type ConversationEntry,
+  type LeadAgentOptions,
+  type LeadAgentView,
+  type ProfileName,
+  type TeamModels,
+  parseModelList,
+  resolveModel,
+} from '../shared/contract';
 import type { JsonValue } from '../shared/contract/json';
 import { LEAD, OPERATOR, type TaskMutationResult, type TaskStatus } from '../shared/team';
 import { terminalJson, terminalText } from '../shared/text/inertText';
@@ -173,7 +183,10 @@ function withAgentOptions(command: Command): Command {
   return command
     .option('--prompt <text>', 'make the Lead an agent: the opening message of its first turn (without it the Team is operator-driven)')
     .option('--profile <default|team>', `the Lead's tool profile: ${PROFILE_NAMES.join(' | ')} (default: default)`, profileName)
-    .option('--model <name>', "the Lead's model (and the teammates' default); default: the worker's configured model")
+    .option(
+      '--model <name>',
+      "the Lead's model (and the teammates' default), one of AGENT_TEAMS_MODELS when set; default: that list's first, else the worker's configured model",
+    )
     .option('--cwd <dir>', 'directory the Lead (and every member) starts in, relative to the checkout root (default: .)')
     .option('--checkout-queue <taskQueue>', "task queue of the worker holding the checkout, where work tools run (default: the Team's task queue)")
     .option('--wait', "wait for the Lead agent's final answer (progress on stderr), then print it; --timeout: for how long (default 1800s)");
@@ -208,12 +221,21 @@ function agentOptions(flags: AgentFlags, requirePromptFor: string[]): LeadAgentO
   };
 }
 
+/** The deployment's model list (AGENT_TEAMS_MODELS), recorded in every Team this CLI starts; absent when unset. */
+function deploymentModels(): TeamModels | undefined {
+  try {
+    return parseModelList(process.env.AGENT_TEAMS_MODELS);
+  } catch (error) {
+    throw failure('InvalidModelList', errorMessage(error));
+  }
+}
+
 /** `inheritFrom`: a fork, whose profile and cwd default to the source Lead's. */
-function describeAgent(agent: LeadAgentOptions | undefined, inheritFrom?: string): string {
+function describeAgent(agent: LeadAgentOptions | undefined, models: TeamModels | undefined, inheritFrom?: string): string {
   if (!agent) return 'operator-driven (no Lead agent)';
   const inherited = inheritFrom ? `as in ${inheritFrom}` : undefined;
   return (
-    `Lead agent with profile ${agent.profile ?? inherited ?? 'default'}, model ${agent.model ?? "the worker's default"}, ` +
+    `Lead agent with profile ${agent.profile ?? inherited ?? 'default'}, model ${resolveModel(models, agent.model) ?? "the worker's default"}, ` +
     `cwd ${agent.cwd ?? inherited ?? '.'}${agent.checkoutTaskQueue ? `, checkout on ${agent.checkoutTaskQueue}` : ''}`
   );
 }
@@ -289,17 +311,19 @@ withAgentOptions(
     .option('--max-members <n>', 'roster limit', (v) => Number.parseInt(v, 10)),
 ).action(async (teamId: string, opts: AgentFlags & { taskQueue: string; maxMembers?: number }) => {
   const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue', '--wait']);
+  const models = deploymentModels();
   await withTeam(teamId, opts.wait ? 'wait' : 'change', async (team, options, target, answerBy) => {
     await TeamClient.start(team.client, {
       teamId,
       taskQueue: opts.taskQueue,
       ...(opts.maxMembers ? { maxMembers: opts.maxMembers } : {}),
       ...(agent ? { agent } : {}),
+      ...(models ? { models } : {}),
       deadlines: team.deadlines,
     });
     await announceStarted(team, options, target, opts, answerBy, { teamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
       agent
-        ? `started Team ${teamId} on task queue ${opts.taskQueue}: ${describeAgent(agent)}; next: agent-teams answer ${teamId} --wait`
+        ? `started Team ${teamId} on task queue ${opts.taskQueue}: ${describeAgent(agent, models)}; next: agent-teams answer ${teamId} --wait`
         : `started Team ${teamId} on task queue ${opts.taskQueue}; next: agent-teams spawn ${teamId} <name> <message>`,
     );
   });
@@ -377,12 +401,14 @@ withAgentOptions(
     .option('--task-queue <queue>', 'task queue of the workers', process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE),
 ).action(async (sourceTeamId: string, newTeamId: string, opts: AgentFlags & { taskQueue: string }) => {
   const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue']);
+  const models = deploymentModels();
   await withTeam(newTeamId, opts.wait ? 'wait' : 'change', async (team, options, target, answerBy) => {
     await TeamClient.forkRoot(team.client, {
       sourceTeamId,
       teamId: newTeamId,
       taskQueue: opts.taskQueue,
       ...(agent ? { agent } : {}),
+      ...(models ? { models } : {}),
       deadlines: team.deadlines,
     });
     await announceStarted(
@@ -394,7 +420,7 @@ withAgentOptions(
       { teamId: newTeamId, forkOf: sourceTeamId, taskQueue: opts.taskQueue, agent: agent ?? null },
       () =>
         `forked ${sourceTeamId} into new Team ${newTeamId} on task queue ${opts.taskQueue}` +
-        `${agent ? `: ${describeAgent(agent, sourceTeamId)}` : ''}; ` +
+        `${agent ? `: ${describeAgent(agent, models, sourceTeamId)}` : ''}; ` +
         `next: agent-teams ${agent ? `answer ${newTeamId} --wait` : `prompt ${newTeamId} <text>`}`,
     );
   });

@@ -22,6 +22,8 @@ export interface StartTeamOptions {
   legacyMailbox?: unknown[];
   /** Makes the Lead an agent (opening prompt, profile, model, cwd, checkout queue); absent = operator-driven. */
   agent?: defs.LeadAgentOptions;
+  /** The models the Team may use and its default, recorded in its start input (the CLI reads AGENT_TEAMS_MODELS); absent: any. */
+  models?: defs.TeamModels;
   /** The returned client's deadlines (and the start call's), over the defaults. */
   deadlines?: Partial<TeamDeadlines>;
 }
@@ -37,6 +39,8 @@ export interface ForkRootOptions {
    * new Lead gets only the forked conversation (what it does then is the workflow's rule).
    */
   agent?: defs.LeadAgentOptions;
+  /** The new root's model list (a fork is a new Team; nothing is inherited from the source's). */
+  models?: defs.TeamModels;
   /** The deadlines of the source read, the start and the returned client, over the defaults. */
   deadlines?: Partial<TeamDeadlines>;
 }
@@ -53,6 +57,9 @@ const MAX_FORK_INPUT_BYTES = 1_500_000;
  */
 export async function startLeadWorkflow(calls: TeamCalls, options: StartTeamOptions, forkOf?: ForkOf): Promise<void> {
   const { client } = calls.team;
+  // Refused here, before anything starts; the Lead refuses the same input from a raw start.
+  const modelProblem = defs.modelNotAllowed(options.models, options.agent?.model);
+  if (modelProblem) throw ApplicationFailure.create({ type: defs.MODEL_NOT_ALLOWED, message: `the Lead's ${modelProblem}`, nonRetryable: true });
   try {
     await calls.call('start', calls.team.deadlines.callMs, () =>
       client.workflow.start<defs.TeamLeadWorkflow>(defs.TEAM_LEAD_WORKFLOW_TYPE, {
@@ -66,6 +73,7 @@ export async function startLeadWorkflow(calls: TeamCalls, options: StartTeamOpti
             ...(options.legacyMailbox !== undefined ? { legacyMailbox: options.legacyMailbox } : {}),
             ...(options.agent !== undefined ? { agent: options.agent } : {}),
             ...(forkOf !== undefined ? { forkOf } : {}),
+            ...(options.models !== undefined ? { models: options.models } : {}),
           },
         ],
         typedSearchAttributes: [
@@ -78,7 +86,7 @@ export async function startLeadWorkflow(calls: TeamCalls, options: StartTeamOpti
           name: LEAD,
           role: 'lead',
           context: leadContext(options.agent, forkOf?.teamId),
-          model: options.agent?.model ?? null,
+          model: defs.resolveModel(options.models, options.agent?.model),
         }),
       }),
     );
@@ -144,6 +152,7 @@ export async function forkRootStart(
     teamId: options.teamId,
     ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
     ...(agent ? { agent } : {}),
+    ...(options.models ? { models: options.models } : {}),
     ...(options.deadlines ? { deadlines: options.deadlines } : {}),
   };
   return { start, forkOf };

@@ -10,6 +10,7 @@ import { assertCheckoutIsNotWorkerCode } from '../activities/tools/checkoutGuard
 import { checkoutRootFromEnv, createWorkToolActivities } from '../activities/tools';
 import { toolSpecsFor } from '../shared/agent/profiles';
 import type { ModelProvider } from '../shared/contract/model';
+import { parseModelList, type TeamModels } from '../shared/contract/modelNames';
 import { connectionOptionsFromEnv } from '../client/connection';
 import { assertSearchAttributesRegistered } from './searchAttributeCheck';
 import { DEFAULT_TASK_QUEUE, type WorkToolActivities } from '../shared/contract';
@@ -32,6 +33,11 @@ export interface TeamWorkerOptions {
   extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** The model every agent turn calls; default: from MODEL_PROVIDER / MODEL_BASE_URL (the scripted model when unset). */
   modelProvider?: ModelProvider;
+  /**
+   * The only models this worker calls (a call naming another fails, not retried, ModelNotAllowed);
+   * default: AGENT_TEAMS_MODELS, the same list the CLI records in the Teams it starts. Unset: any.
+   */
+  models?: TeamModels;
   /** The checkout the work tools act on (never this package: CheckoutIsWorkerCode); default: AGENT_TEAMS_CHECKOUT or the current directory. */
   checkoutRoot?: string;
   /** Tracing installed for this process (worker/telemetry.ts); without it workflow spans are dropped. */
@@ -86,6 +92,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
         'build it with bundleTeamWorkflows (worker/workflowBundle.ts)',
     );
   }
+  const models = 'models' in options ? options.models : parseModelList(process.env.AGENT_TEAMS_MODELS);
   const model = options.modelProvider ? { provider: options.modelProvider, description: 'the model provider given to createTeamWorker' } : providerFromEnv();
   const taskQueue = options.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
   // Before the worker exists, so a refusal leaves nothing to shut down.
@@ -118,7 +125,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     },
     activities: {
       ...createActivities({ client }),
-      ...createModelActivities({ provider: model.provider, toolsFor: toolSpecsFor }),
+      ...createModelActivities({ provider: model.provider, toolsFor: toolSpecsFor, ...(models ? { allowed: models } : {}) }),
       ...(createWorkToolActivities({ root: checkoutRoot }) satisfies WorkToolActivities),
       ...createReaperActivities({ client }),
       ...options.extraActivities,
@@ -129,7 +136,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
   });
   return {
     worker,
-    model: model.description,
+    model: `${model.description}${models ? `; only the models of AGENT_TEAMS_MODELS: ${models.allowed.join(', ')}` : ''}`,
     reaper,
     close: async () => {
       await clientConnection.close();

@@ -27,3 +27,4 @@ export * from './taskCommands';
 export * from './requests';
 export * from './reaper';
 export * from './workflowInputs';
+export * from './modelNames';

@@ -32,6 +32,7 @@ import type {
   waitRequestSchema,
 } from './requests';
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView } from './agent';
+import type { TeamModels } from './modelNames';
 import type { EdgeKind, LiveStatus } from './vocabulary';
 
 /**
@@ -227,6 +228,13 @@ export interface TeamLeadInput {
   legacyMailbox?: unknown[];
   /** Makes the Lead an agent that runs turns on a model; absent = an operator-driven Team. */
   agent?: LeadAgentOptions;
+  /**
+   * The models this Team may use and its default (the deployment's list, AGENT_TEAMS_MODELS, as the
+   * client read it at start). A start, spawn or subagent naming another model is refused with
+   * ModelNotAllowed. Absent: any model, and a member naming none gets the worker's default (Teams
+   * started before the list existed keep that meaning).
+   */
+  models?: TeamModels;
   /**
    * Start this root as a fork of another root's conversation. The fork is a new root (a new Team):
    * it keeps the ancestor's completed turns but excludes records of the ancestor's Team.

@@ -31,6 +31,7 @@ export const TEAM_REJECTION_TYPES = [
   'PayloadTooLarge',
   'InboxFull',
   'AgentNotEnabled',
+  'ModelNotAllowed',
 ] as const;
 
 export type TeamRejectionType = (typeof TEAM_REJECTION_TYPES)[number];

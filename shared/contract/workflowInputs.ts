@@ -13,6 +13,7 @@ import type { TeamLeadInput } from './lead';
 import { MAX_ID_LENGTH, MAX_TEAM_ID_LENGTH } from './limits';
 import type { TeammateInput } from './session';
 import { memberContextSchema, modelNameSchema } from './vocabulary';
+import { teamModelsSchema } from './modelNames';
 
 /** The largest roster a Lead may be started with (each member adds a child and its status to the carried state). */
 export const MAX_ROSTER_SIZE = 32;
@@ -52,6 +53,7 @@ export const teamLeadInputFields = {
     })
     .optional(),
   forkOf: z.object({ teamId: teamIdSchema, conversation: conversationSchema }).optional(),
+  models: teamModelsSchema.optional(),
 };
 export const teamLeadInputSchema = z.object(teamLeadInputFields);
 

@@ -12,8 +12,11 @@ import { own } from '../util/own';
 import { LEAD } from '../team';
 import type { LeadAgentEvent } from './agentEvents';
 import type { CarriedLeadAgent, SubagentRecord } from './carried';
+import { MODEL_NOT_ALLOWED, modelNotAllowed, type TeamModels } from '../contract/modelNames';
 
-export type LeadAgentRejectionType = 'TooManySubagents' | 'UnknownAgent';
+const NO_MODEL = { models: undefined, requested: null };
+
+export type LeadAgentRejectionType = 'TooManySubagents' | 'UnknownAgent' | typeof MODEL_NOT_ALLOWED;
 export interface LeadAgentRejection {
   type: LeadAgentRejectionType;
   message: string;
@@ -93,7 +96,13 @@ export function subagentId(teamId: string, n: number): string {
  * A new subagent, numbered next. Past MAX_SUBAGENTS records the oldest closed ones are forgotten
  * first; when that many are open, TooManySubagents.
  */
-export function decideOpenSubagent(state: CarriedLeadAgent, teamId: string): LeadAgentDecision {
+export function decideOpenSubagent(
+  state: CarriedLeadAgent,
+  teamId: string,
+  model: { models: TeamModels | undefined; requested: string | null } = NO_MODEL,
+): LeadAgentDecision {
+  const modelProblem = modelNotAllowed(model.models, model.requested);
+  if (modelProblem) return refuse(MODEL_NOT_ALLOWED, `a subagent's ${modelProblem}`);
   const entries = Object.entries(state.subagents);
   const pruned: LeadAgentEvent[] = [];
   if (entries.length >= MAX_SUBAGENTS) {

@@ -5,6 +5,7 @@
  * that another Update made stale in between. Signals decide the same way but are ignored, never
  * refused.
  */
+import { modelNotAllowed, resolveModel, type TeamModels } from '../contract/modelNames';
 import { own } from '../util/own';
 import type { LiveStatus } from '../contract';
 import type { InboxMessage } from '../team/inbox';
@@ -54,8 +55,21 @@ export function decideReadTask(state: LeadState, request: { caller: string; task
 
 // ---- roster --------------------------------------------------------------------------------
 
-export function decideSpawnTeammate(state: LeadState, request: SpawnRequest, now: string): LeadDecision {
-  return fromTeam(decideSpawn(state.team, { name: request.name, context: request.context, model: request.model }, { caller: request.caller, now }));
+/**
+ * Under a model list (`models`, the Team's start input's) the model must be on it, and the record
+ * names the model the teammate runs: its own, else the Lead's, else the list's default. Without a
+ * list the record keeps the name asked for, as Teams started before the list did.
+ */
+export function decideSpawnTeammate(
+  state: LeadState,
+  request: SpawnRequest,
+  now: string,
+  models?: { list: TeamModels | undefined; leadModel: string | null | undefined },
+): LeadDecision {
+  const modelProblem = modelNotAllowed(models?.list, request.model);
+  if (modelProblem) return refuse('ModelNotAllowed', `the teammate's ${modelProblem}`);
+  const model = models?.list ? resolveModel(models.list, request.model, models.leadModel) : request.model;
+  return fromTeam(decideSpawn(state.team, { name: request.name, context: request.context, model }, { caller: request.caller, now }));
 }
 
 /**

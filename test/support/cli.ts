@@ -16,12 +16,13 @@ export interface CliResult {
   ms: number;
 }
 
-/** Runs the CLI as a separate process; with `killAfterMs`, one that has not ended by then is killed. */
-export async function cliWith(options: { killAfterMs?: number }, ...args: string[]): Promise<CliResult> {
+/** Runs the CLI as a separate process (`env` over this one's); with `killAfterMs`, one that has not ended by then is killed. */
+export async function cliWith(options: { killAfterMs?: number; env?: Record<string, string> }, ...args: string[]): Promise<CliResult> {
   const started = Date.now();
   try {
     const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'cli/index.ts', '--address', address(), ...args], {
       cwd: ROOT,
+      ...(options.env !== undefined ? { env: { ...process.env, ...options.env } } : {}),
       ...(options.killAfterMs !== undefined ? { timeout: options.killAfterMs, killSignal: 'SIGKILL' as const } : {}),
     });
     return { code: 0, stdout, stderr, killed: false, ms: Date.now() - started };

@@ -14,6 +14,7 @@ import { MAX_MESSAGE_BYTES, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared
 import { jsonProblem } from '../../shared/contract/json';
 import { deliveryProblem } from '../../shared/session/delivery';
 import { errorMessage } from '../../shared/util/errors';
+import { MODEL_NOT_ALLOWED, modelNotAllowed } from '../../shared/contract/modelNames';
 import { MAX_ROSTER_SIZE, conversationSchema, teamIdSchema, teamLeadInputFields, teammateInputFields } from '../../shared/contract/workflowInputs';
 
 export const INVALID_WORKFLOW_INPUT = 'InvalidWorkflowInput';
@@ -83,6 +84,15 @@ function checkLeadInput(input: unknown, workflowId: string): LeadRunInput {
   if (lead.agent && !lead.carried) {
     if (lead.agent.prompt.trim() === '') throw invalid('teamLead', 'agent.prompt must not be empty');
     if (jsonBytes(lead.agent.prompt) > MAX_MESSAGE_BYTES) throw invalid('teamLead', `agent.prompt is over the ${MAX_MESSAGE_BYTES}-byte message limit`);
+  }
+  // A raw start may pass any list and any model; the typed client checks the same before it starts.
+  const modelProblem = modelNotAllowed(lead.models, lead.agent?.model);
+  if (modelProblem) {
+    throw ApplicationFailure.create({
+      type: MODEL_NOT_ALLOWED,
+      message: `the Lead's ${modelProblem}; start the Team again with one of them`,
+      nonRetryable: true,
+    });
   }
   if (lead.forkOf && conversationProblem(lead.forkOf.conversation))
     throw invalid('teamLead', `forkOf.conversation: ${conversationProblem(lead.forkOf.conversation)}`);

@@ -131,7 +131,7 @@ export class LeadAgentRunner {
           name: LEAD,
           role: 'lead',
           toolset,
-          model: agent.options?.model ?? null,
+          model: agent.model,
           session: agent.session,
           checkout,
           opIdPrefix: `${teamId}/lead/turn-${turn}`,

@@ -13,6 +13,7 @@ import { PROMPT_SENDER, applyLeadAgentAll, decideBeginTurn, decideCwd, decideTak
 import { QUERIED_CONVERSATION_BUDGET_BYTES, compactConversation, compactConversationOrDrop } from '../../shared/agent/budget';
 import { completedTurnPrefix } from '../../shared/agent/prompt';
 import { inboxEntry } from '../../shared/agent/steer';
+import { resolveModel, type TeamModels } from '../../shared/contract/modelNames';
 
 /** Messages from members are records of this Team; the operator's prompts are not. */
 export function teamIdOfLeadMail(message: InboxMessage, teamId: string): string | undefined {
@@ -21,6 +22,9 @@ export function teamIdOfLeadMail(message: InboxMessage, teamId: string): string 
 
 export class LeadAgentState {
   readonly options: LeadAgentOptions | null;
+  /** The Team's model list (its start input's), and the model the Lead runs: its own, else the list's default. */
+  readonly models: TeamModels | undefined;
+  readonly model: string | null;
   /** Everything carried across continue-as-new, as one value; replaced only by `apply`. */
   private value: CarriedLeadAgent;
   /** The turn in progress, if any: a fork spawned now excludes it. */
@@ -30,6 +34,8 @@ export class LeadAgentState {
 
   constructor(input: LeadRunInput) {
     this.options = input.agent ?? null;
+    this.models = input.models;
+    this.model = resolveModel(input.models, input.agent?.model);
     const conversation = [...(input.forkOf?.conversation ?? [])];
     this.value = input.carried?.agent ?? {
       conversation,

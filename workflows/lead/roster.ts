@@ -3,6 +3,7 @@
  * settle), recovering provisioning records from the children's own state, interrupting a turn and
  * disposing of the Team. The decisions are the pure core's (shared/lead/decide.ts).
  */
+import { resolveModel } from '../../shared/contract/modelNames';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ApplicationFailure, getExternalWorkflowHandle, isCancellation, log } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
@@ -65,7 +66,7 @@ export function createRoster(ctx: LeadContext) {
 
   const checkSpawn = (request: unknown) => {
     const spawnRequest = parseSpawn(request);
-    const decision = decideSpawnTeammate(run.state, spawnRequest, ctx.now());
+    const decision = decideSpawnTeammate(run.state, spawnRequest, ctx.now(), { list: input.models, leadModel: input.agent?.model });
     run.require(decision);
     return { spawnRequest, decision };
   };
@@ -95,7 +96,7 @@ export function createRoster(ctx: LeadContext) {
           workflowId: record.workflowId,
           input: {
             descriptor,
-            model: spawnRequest.model ?? input.agent?.model ?? null,
+            model: resolveModel(input.models, spawnRequest.model, input.agent?.model),
             // Fresh children inherit nothing; a fork captures the Lead's completed turns once.
             seed: spawnRequest.context === 'fork' ? ctx.forkSeed() : [],
             initialMessage,
@@ -105,7 +106,13 @@ export function createRoster(ctx: LeadContext) {
           },
           memo: { agentTeam: descriptor },
           typedSearchAttributes: memberSearchAttributes({ teamId, name: record.name, role: 'teammate' }),
-          identity: { teamId, name: record.name, role: 'teammate', context: record.context, model: spawnRequest.model ?? input.agent?.model ?? null },
+          identity: {
+            teamId,
+            name: record.name,
+            role: 'teammate',
+            context: record.context,
+            model: resolveModel(input.models, spawnRequest.model, input.agent?.model),
+          },
         });
         outcome = { phase: 'active' };
       } catch (error) {

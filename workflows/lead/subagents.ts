@@ -39,7 +39,7 @@ export class LeadSubagents {
     return {
       startSubagent: async ({ prompt, context, model }): Promise<SubagentAnswer> => {
         // Forgets the oldest closed subagents past MAX_SUBAGENTS; refuses a new one when that many are open.
-        const opened = decideOpenSubagent(agent.state, teamId);
+        const opened = decideOpenSubagent(agent.state, teamId, { models: agent.models, requested: model });
         if (!opened.ok) throw agentFailure(opened.rejection);
         agent.apply(opened.events);
         const agentId = subagentId(teamId, agent.state.nextSubagent);
@@ -50,14 +50,14 @@ export class LeadSubagents {
           workflowId: agentId,
           input: {
             descriptor: { teamId, name, context, initialMessageId: `${agentId}/initial` },
-            model: model ?? agent.options?.model ?? null,
+            model: model ?? agent.model,
             seed: context === 'fork' ? agent.forkSeed() : [],
             initialMessage: { messageId: `${agentId}/initial`, from: LEAD, content: prompt, sentAt: now() },
             cwd: agent.state.cwd,
             ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),
           },
           typedSearchAttributes: memberSearchAttributes({ teamId, name, role: 'subagent' }),
-          identity: { teamId, name, role: 'subagent', context, model: model ?? agent.options?.model ?? null },
+          identity: { teamId, name, role: 'subagent', context, model: model ?? agent.model },
         });
         await condition(() => (own(agent.state.subagents, agentId)?.answers.length ?? 0) > 0 || this.deps.closing());
         return own(agent.state.subagents, agentId)?.answers[0] ?? { agentId, turn: 0, answer: null };
