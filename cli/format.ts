@@ -4,7 +4,9 @@
  * (shared/text/inertText.ts): a table cell or one-line field on one line, a body with its line breaks,
  * and no control character either way, so nothing printed can drive the terminal.
  */
-import type { ConversationEntry, LeadAgentView, LiveStatus } from '../shared/contract';
+import type { ConversationEntry, LeadAgentView, LiveStatus, TeamUsageView, UsageTotals } from '../shared/contract';
+import { TOKEN_KINDS } from '../shared/contract/usage';
+import { own } from '../shared/util/own';
 import type { InboxMessage } from '../shared/team/inbox';
 import { terminalText } from '../shared/text/inertText';
 import { redactAddress } from '../shared/text/redact';
@@ -30,11 +32,31 @@ function table(cells: string[][]): string {
     .join('\n');
 }
 
-export function formatRoster(view: TeamView, live: Record<string, LiveStatus>): string {
-  const rows = [['NAME', 'ROLE', 'PHASE', 'LIVE', 'WORKFLOW ID']];
-  rows.push([view.lead.name, 'lead', view.lead.phase, view.lead.status ?? '', view.teamId]);
-  for (const m of view.members) rows.push([m.name, 'teammate', m.phase, live[m.name] ?? '', m.workflowId]);
+/** `usage`: null when the Lead could not say (a worker too old to answer getTeamUsage): those columns stay empty. */
+export function formatRoster(view: TeamView, live: Record<string, LiveStatus>, usage: TeamUsageView | null = null): string {
+  const rows = [['NAME', 'ROLE', 'PHASE', 'LIVE', 'TOKENS', 'COST', 'WORKFLOW ID']];
+  const spent = (name: string): string[] => {
+    const row = usage?.members.find((m) => m.name === name);
+    return row ? [String(row.total.inputTokens + row.total.outputTokens), dollars(row.costUsd)] : ['', ''];
+  };
+  rows.push([view.lead.name, 'lead', view.lead.phase, view.lead.status ?? '', ...spent(view.lead.name), view.teamId]);
+  for (const m of view.members) rows.push([m.name, 'teammate', m.phase, own(live, m.name) ?? '', ...spent(m.name), m.workflowId]);
   return table(rows);
+}
+
+/** `usage`: tokens of each kind and cost per member, then the Team's total (naming the members whose model has no price). */
+export function formatUsage(usage: TeamUsageView): string {
+  const rows = [['NAME', 'ROLE', 'MODEL', 'CALLS', 'INPUT', 'CACHE READ', 'CACHE WRITE', 'OUTPUT', 'REASONING', 'COST']];
+  const figures = (t: UsageTotals): string[] => [t.calls, ...TOKEN_KINDS.map((kind) => t[kind])].map(String);
+  for (const m of usage.members) rows.push([m.name, m.role, m.model ?? '(default)', ...figures(m.total), dollars(m.costUsd)]);
+  const unpriced = usage.unpriced.length > 0 ? ` (no price for: ${usage.unpriced.join(', ')})` : '';
+  rows.push(['TEAM', '', '', ...figures(usage.total), `${dollars(usage.costUsd)}${unpriced}`]);
+  return table(rows);
+}
+
+/** US dollars to the hundredth of a cent (a short turn costs less than a cent); `-` without a price. */
+function dollars(usd: number | null): string {
+  return usd === null ? '-' : `$${usd.toFixed(4)}`;
 }
 
 export function formatTasks(tasks: TaskView[]): string {

@@ -22,7 +22,7 @@ import {
   type LeadAgentView,
   type ProfileName,
   type TeamModels,
-  parseModelList,
+  parseDeploymentModels,
   resolveModel,
 } from '../shared/contract';
 import type { JsonValue } from '../shared/contract/json';
@@ -35,6 +35,7 @@ import {
   formatHealth,
   formatInbox,
   formatRoster,
+  formatUsage,
   formatTasks,
   progressLine,
   webUiLink,
@@ -221,10 +222,10 @@ function agentOptions(flags: AgentFlags, requirePromptFor: string[]): LeadAgentO
   };
 }
 
-/** The deployment's model list (AGENT_TEAMS_MODELS), recorded in every Team this CLI starts; absent when unset. */
+/** The deployment's model list and prices (AGENT_TEAMS_MODELS, AGENT_TEAMS_PRICES), recorded in every Team this CLI starts; absent when unset. */
 function deploymentModels(): TeamModels | undefined {
   try {
-    return parseModelList(process.env.AGENT_TEAMS_MODELS);
+    return parseDeploymentModels(process.env.AGENT_TEAMS_MODELS, process.env.AGENT_TEAMS_PRICES);
   } catch (error) {
     throw failure('InvalidModelList', errorMessage(error));
   }
@@ -479,8 +480,19 @@ program
   .description('list the Lead and every teammate with phase and live status')
   .action(async (teamId: string) => {
     await withTeam(teamId, 'read', async (team, options) => {
-      const [view, live] = await Promise.all([team.view(), team.liveStatus()]);
-      print(options, { lead: view.lead, members: view.members, live }, () => formatRoster(view, live));
+      // Usage is a column, not the roster's job: a worker too old to answer getTeamUsage leaves it empty.
+      const [view, live, usage] = await Promise.all([team.view(), team.liveStatus(), team.usage().catch(() => null)]);
+      print(options, { lead: view.lead, members: view.members, live, usage }, () => formatRoster(view, live, usage));
+    });
+  });
+
+program
+  .command('usage <teamId>')
+  .description("what the Team's model calls used: tokens of each kind and cost per member, and the Team's total")
+  .action(async (teamId: string) => {
+    await withTeam(teamId, 'read', async (team, options) => {
+      const usage = await team.usage();
+      print(options, usage, () => formatUsage(usage));
     });
   });
 

@@ -259,6 +259,10 @@ export class TeamClient {
   liveStatus(options?: CallOptions): Promise<Record<string, defs.LiveStatus>> {
     return this.calls.query(defs.getLiveStatusQuery.name, options, () => this.handle().query(defs.getLiveStatusQuery));
   }
+  /** What the Team's model calls used, per member and in all, with cost where the Team's price table prices the model (Query). */
+  usage(options?: CallOptions): Promise<defs.TeamUsageView> {
+    return this.calls.query(defs.getTeamUsageQuery.name, options, () => this.handle().query(defs.getTeamUsageQuery));
+  }
   /** The Lead agent: status, turns, cwd, final answer and conversation (Query, no history written). NoLeadAgent from a Lead without the agent runtime. */
   agentState(options?: CallOptions): Promise<defs.LeadAgentView> {
     return readLeadAgentState(this.calls, options);

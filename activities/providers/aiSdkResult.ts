@@ -1,6 +1,6 @@
 /** An AI SDK generate result (specification v4) as the provider-neutral ModelResponse the agent loop reads. */
 import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
-import type { ModelResponse, ToolCall } from '../../shared/contract/model';
+import type { ModelResponse, ModelUsage, ToolCall } from '../../shared/contract/model';
 
 /** The finish reason in the chat-completions words the loop and the views use, when the provider sent no raw one. */
 const UNIFIED_FINISH: Readonly<Record<LanguageModelV4GenerateResult['finishReason']['unified'], string>> = {
@@ -27,9 +27,22 @@ export function toModelResponse(result: LanguageModelV4GenerateResult): ModelRes
     message: { content: texts.length > 0 ? texts.join('') : null, toolCalls },
     finishReason: result.finishReason.raw ?? UNIFIED_FINISH[result.finishReason.unified],
   };
-  const { inputTokens, outputTokens } = result.usage;
-  if (inputTokens.total !== undefined || outputTokens.total !== undefined) {
-    response.usage = { promptTokens: inputTokens.total ?? 0, completionTokens: outputTokens.total ?? 0 };
-  }
+  const usage = toModelUsage(result.usage);
+  if (usage) response.usage = usage;
   return response;
+}
+
+/** The AI SDK's normalised usage, the kinds a provider did not report left out (undefined: it reported none). */
+function toModelUsage({ inputTokens, outputTokens }: LanguageModelV4GenerateResult['usage']): ModelUsage | undefined {
+  if (inputTokens.total === undefined && outputTokens.total === undefined) return undefined;
+  const usage: ModelUsage = { promptTokens: tokens(inputTokens.total), completionTokens: tokens(outputTokens.total) };
+  if (inputTokens.cacheRead !== undefined) usage.cacheReadTokens = tokens(inputTokens.cacheRead);
+  if (inputTokens.cacheWrite !== undefined) usage.cacheWriteTokens = tokens(inputTokens.cacheWrite);
+  if (outputTokens.reasoning !== undefined) usage.reasoningTokens = tokens(outputTokens.reasoning);
+  return usage;
+}
+
+/** A count as the contract takes it: a whole, non-negative, safe integer (a server's odd figure becomes 0). */
+function tokens(value: number | undefined): number {
+  return value !== undefined && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }

@@ -177,6 +177,21 @@ async function think(ms: number, sleep: ScriptedSleep, signal: AbortSignal | und
   if (signal?.aborted) throw abortError(signal);
 }
 
+/** A token per four characters: the scripted model's usage is an estimate, but a pure function of the request like the rest of it. */
+export const SCRIPTED_CHARS_PER_TOKEN = 4;
+
+function estimatedTokens(values: readonly unknown[]): number {
+  const chars = values.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value : JSON.stringify(value ?? '')).length, 0);
+  return Math.ceil(chars / SCRIPTED_CHARS_PER_TOKEN);
+}
+
+/** The response with the usage a real provider would report: its prompt's and its own estimated tokens. */
+function withUsage(request: ModelRequest, response: ModelResponse): ModelResponse {
+  const promptTokens = estimatedTokens([...request.messages.map((m) => m.content), ...request.tools]);
+  const completionTokens = estimatedTokens([response.message.content, ...response.message.toolCalls.map((c) => `${c.name}${c.argumentsJson}`)]);
+  return { ...response, usage: { promptTokens, completionTokens } };
+}
+
 function finalReply(text: string): ModelResponse {
   return { message: { content: text, toolCalls: [] }, finishReason: 'stop' };
 }
@@ -185,23 +200,26 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): ModelPr
   const sleep = options.sleep ?? abortableSleep;
   return {
     async complete(request: ModelRequest, callOptions?: ModelCallOptions): Promise<ModelResponse> {
-      const signal = callOptions?.signal;
-      if (signal?.aborted) throw abortError(signal);
-      const turn = currentScriptedTurn(request.messages);
-      const chunks = chunkScript(turn.steps);
-      const finalAnswer = chunks.find((c) => c.answer !== undefined)?.answer;
-      const finalText = finalAnswer ?? JSON.stringify({ handled: turn.messageIds });
-      const k = turn.callIndex;
-      const chunk = chunks[k];
-      if (!chunk) return finalReply(finalText);
-      for (const ms of chunk.thinkMs) await think(ms, sleep, signal);
-      if (chunk.calls.length === 0) return finalReply(finalText);
-      const toolCalls: ToolCall[] = chunk.calls.map((call, i) => ({
-        id: `call-${k}-${i}`,
-        name: call.name,
-        argumentsJson: JSON.stringify(call.args),
-      }));
-      return { message: { content: null, toolCalls }, finishReason: 'tool_calls' };
+      return withUsage(request, await scriptedResponse(request, sleep, callOptions?.signal));
     },
   };
+}
+
+async function scriptedResponse(request: ModelRequest, sleep: ScriptedSleep, signal: AbortSignal | undefined): Promise<ModelResponse> {
+  if (signal?.aborted) throw abortError(signal);
+  const turn = currentScriptedTurn(request.messages);
+  const chunks = chunkScript(turn.steps);
+  const finalAnswer = chunks.find((c) => c.answer !== undefined)?.answer;
+  const finalText = finalAnswer ?? JSON.stringify({ handled: turn.messageIds });
+  const k = turn.callIndex;
+  const chunk = chunks[k];
+  if (!chunk) return finalReply(finalText);
+  for (const ms of chunk.thinkMs) await think(ms, sleep, signal);
+  if (chunk.calls.length === 0) return finalReply(finalText);
+  const toolCalls: ToolCall[] = chunk.calls.map((call, i) => ({
+    id: `call-${k}-${i}`,
+    name: call.name,
+    argumentsJson: JSON.stringify(call.args),
+  }));
+  return { message: { content: null, toolCalls }, finishReason: 'tool_calls' };
 }

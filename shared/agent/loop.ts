@@ -36,6 +36,11 @@ export interface AgentTurnInput {
    */
   atStepBoundary?(): void;
   callModel(messages: ChatMessage[]): Promise<ModelResponse>;
+  /**
+   * Told each model call's response as soon as it is back, before anything else of the step: the
+   * session records its usage here. Synchronous, so recording adds no promise step (no command moves).
+   */
+  onModelResponse?(response: ModelResponse): void;
   dispatch(call: ToolCall, opId: string): Promise<DispatchResult>;
 }
 
@@ -58,6 +63,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
     input.atStepBoundary?.();
     const prompt = fitPrompt(assemblePrompt({ system: input.system, conversation: input.conversation, teamId: input.teamId }));
     const response = await input.callModel(prompt);
+    input.onModelResponse?.(response);
     const calls = response.message.toolCalls;
     const entry: ConversationEntry = { role: 'assistant', content: response.message.content, turn: input.turn };
     if (calls.length > 0) entry.toolCalls = calls;

@@ -6,6 +6,7 @@ import type { JsonValue } from './json';
 import type { ToolCall } from './model';
 import type { InboxAcceptance } from './team';
 import type { AgentStatus } from './vocabulary';
+import type { MemberUsage } from './usage';
 
 /** What a relayed send returned, as the sender's conversation records it. */
 export type SendOutcome = { ok: true; acceptance: InboxAcceptance } | { ok: false; type: string; message: string };
@@ -74,6 +75,8 @@ export interface LeadAgentView {
   openTasksAtAnswer: number[];
   /** Why the last turn failed (status `failed`), with what to do next; null otherwise. */
   lastError: string | null;
+  /** What the Lead's own model calls used, in all and in its current or last turn (the Team's: getTeamUsage). */
+  usage: MemberUsage;
   /** The ordinary subagents the Lead started (workflow id = agent id), and whether it closed each: what the orphan reaper checks after a reset. */
   subagents: { workflowId: string; closed: boolean }[];
   conversation: ConversationEntry[];

@@ -28,3 +28,4 @@ export * from './requests';
 export * from './reaper';
 export * from './workflowInputs';
 export * from './modelNames';
+export * from './usage';

@@ -33,6 +33,7 @@ import type {
 } from './requests';
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView } from './agent';
 import type { TeamModels } from './modelNames';
+import type { TeamUsageView, UsageTotals } from './usage';
 import type { EdgeKind, LiveStatus } from './vocabulary';
 
 /**
@@ -123,6 +124,8 @@ export interface MemberStatusReport {
    * more than the member has settled, so delivery accounting rests on the target's word.
    */
   settled?: number;
+  /** What the member's recorded model calls used so far (its whole life, across runs): the Lead keeps the newest for the Team's totals. */
+  usage?: UsageTotals;
 }
 export interface EdgeWatch {
   /** The watching teammate (signals carry no authenticated sender; the Lead ignores non-members). */
@@ -180,6 +183,8 @@ export interface SubagentAnswer {
   agentId: string;
   turn: number;
   answer: string | null;
+  /** What the subagent's model calls used so far (sent with the answer; the Lead keeps it beside the subagent's record, not in its answers). */
+  usage?: UsageTotals;
 }
 /** Ordinary subagent → the Lead that started it: the final reply of one of its turns. */
 export const subagentAnswerSignal = defineSignal<[SubagentAnswer]>('subagentAnswer');
@@ -198,6 +203,12 @@ export const getTaskQuery = defineQuery<TaskSnapshot | null, [{ taskId: number }
 export const getLegacyMailboxQuery = defineQuery<LegacyMailbox>('getLegacyMailbox');
 /** Live status of each teammate as last reported (advisory, not durable roster state). */
 export const getLiveStatusQuery = defineQuery<Record<string, LiveStatus>>('getLiveStatus');
+/**
+ * What the Team's model calls used, per member and in all, with their cost from the Team's price
+ * table: the Lead's own calls as they come back, teammates' and subagents' as they last reported
+ * (after each turn). docs/agent-runtime.md says what is and is not counted.
+ */
+export const getTeamUsageQuery = defineQuery<TeamUsageView>('getTeamUsage');
 /** Run-level facts: accepted Updates in this run, history length, continue-as-new count. */
 export const getLeadRunInfoQuery = defineQuery<LeadRunInfo>('getLeadRunInfo');
 

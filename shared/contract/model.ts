@@ -58,9 +58,16 @@ export interface ModelRequest {
   maxTokens?: number;
 }
 
+/**
+ * A call's usage as the provider reported it. `promptTokens` counts every input token, cache reads
+ * and writes among them; `completionTokens` every output token, reasoning among them.
+ */
 export interface ModelUsage {
   promptTokens: number;
   completionTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
 }
 
 export interface ModelResponse {
@@ -110,9 +117,13 @@ export const modelRequestSchema: z.ZodType<ModelRequest> = z.object({
   maxTokens: z.number().int().positive().optional(),
 });
 
+const tokens = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 export const modelUsageSchema: z.ZodType<ModelUsage> = z.object({
-  promptTokens: z.number().int().nonnegative(),
-  completionTokens: z.number().int().nonnegative(),
+  promptTokens: tokens,
+  completionTokens: tokens,
+  cacheReadTokens: tokens.optional(),
+  cacheWriteTokens: tokens.optional(),
+  reasoningTokens: tokens.optional(),
 });
 
 export const modelResponseSchema: z.ZodType<ModelResponse> = z.object({

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { MAX_MODEL_NAME_LENGTH, modelNameSchema } from './vocabulary';
+import { MAX_PRICE_PER_MILLION, modelPriceSchema, priceTableSchema, type ModelPrice, type PriceTable } from './usage';
 
 export const MODEL_PROVIDERS = ['openai', 'openai-chat', 'anthropic', 'google', 'deepseek', 'ollama', 'lmstudio', 'vllm', 'compatible', 'scripted'] as const;
 export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
@@ -38,8 +39,14 @@ export const teamModelsSchema = z
   .strictObject({
     allowed: z.array(modelNameSchema).min(1).max(MAX_TEAM_MODELS),
     default: modelNameSchema,
+    /** The price table (shared/contract/usage.ts): usage is shown with its cost for the models it prices. */
+    prices: priceTableSchema.optional(),
   })
-  .refine((models) => models.allowed.includes(models.default), { message: 'the default model must be one of the allowed models', path: ['default'] });
+  .refine((models) => models.allowed.includes(models.default), { message: 'the default model must be one of the allowed models', path: ['default'] })
+  .refine((models) => Object.keys(models.prices ?? {}).every((name) => models.allowed.includes(name)), {
+    message: 'every priced model must be one of the allowed models',
+    path: ['prices'],
+  });
 export type TeamModels = z.output<typeof teamModelsSchema>;
 
 /** The failure type of a model name outside the Team's list (a start, a spawn, a subagent, or a worker's own list). */
@@ -78,4 +85,52 @@ export function parseModelList(text: string | undefined): TeamModels | undefined
     );
   }
   return parsed.data;
+}
+
+/**
+ * A deployment's prices as people write them: `name=input/output[/cacheRead[/cacheWrite]]` in US
+ * dollars per million tokens, separated by commas or white space
+ * (`AGENT_TEAMS_PRICES="anthropic:claude-sonnet-4-5=3/15/0.3/3.75"`). Empty: no prices. Throws a
+ * message naming what to fix when an entry is malformed.
+ */
+export function parsePriceTable(text: string | undefined): PriceTable | undefined {
+  const entries = (text ?? '').split(/[\s,]+/).filter((entry) => entry !== '');
+  if (entries.length === 0) return undefined;
+  const table: PriceTable = {};
+  for (const entry of entries) {
+    const at = entry.lastIndexOf('=');
+    const name = entry.slice(0, at);
+    const figures = entry.slice(at + 1).split('/');
+    const price =
+      at > 0 && figures.length >= 2 && figures.length <= 4
+        ? modelPriceSchema.safeParse(priceOf(figures.map((f) => (f.trim() === '' ? NaN : Number(f)))))
+        : null;
+    if (!price?.success || name.length > MAX_MODEL_NAME_LENGTH) {
+      throw new Error(
+        `AGENT_TEAMS_PRICES entry ${JSON.stringify(entry.slice(0, 80))} is not a price; write name=input/output[/cacheRead[/cacheWrite]], ` +
+          `each in US dollars per million tokens from 0 to ${MAX_PRICE_PER_MILLION}`,
+      );
+    }
+    Object.defineProperty(table, name, { value: price.data, enumerable: true, writable: true, configurable: true });
+  }
+  return table;
+}
+
+function priceOf([input, output, cacheRead, cacheWrite]: number[]): ModelPrice {
+  return { input: input ?? NaN, output: output ?? NaN, ...(cacheRead !== undefined ? { cacheRead } : {}), ...(cacheWrite !== undefined ? { cacheWrite } : {}) };
+}
+
+/** The deployment's list with its prices (AGENT_TEAMS_MODELS and AGENT_TEAMS_PRICES), as a Team records them; throws what to fix. */
+export function parseDeploymentModels(modelsText: string | undefined, pricesText: string | undefined): TeamModels | undefined {
+  const models = parseModelList(modelsText);
+  const prices = parsePriceTable(pricesText);
+  if (prices === undefined) return models;
+  if (models === undefined) throw new Error('AGENT_TEAMS_PRICES prices the models of AGENT_TEAMS_MODELS: set that list too, or unset the prices');
+  const unlisted = Object.keys(prices).filter((name) => !models.allowed.includes(name));
+  if (unlisted.length > 0) {
+    throw new Error(
+      `AGENT_TEAMS_PRICES names ${unlisted.map((n) => JSON.stringify(n.slice(0, 80))).join(', ')}, not on AGENT_TEAMS_MODELS; price only listed models`,
+    );
+  }
+  return { ...models, prices };
 }

@@ -7,6 +7,7 @@ import type { IgnoredSignals } from './signals';
 import type { InboxMessage, TeamEdge } from './team';
 import type { ConversationEntry } from './agent';
 import type { LiveStatus, MemberContext } from './vocabulary';
+import type { MemberUsage } from './usage';
 
 /** Lead → teammate: the edge a watch was waiting for. */
 export const edgeNotificationSignal = defineSignal<[{ waitId: string; edge: TeamEdge }]>('edgeNotification');
@@ -57,6 +58,8 @@ export interface TeammateStateView {
   cwd: string;
   /** Relayed messages settled (taken into a turn or dropped), as reported to the Lead. */
   settled: number;
+  /** What its recorded model calls used, in all and in its current or last turn (docs/agent-runtime.md). */
+  usage: MemberUsage;
   /** Signals this run ignored, by reason. */
   ignoredSignals: IgnoredSignals;
   /** Events in the current run's history, and whether the server suggests continuing as new. */

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { MAX_ID_LENGTH } from './limits';
 import { MAX_MEMBER_NAME_LENGTH } from './callers';
 import { EDGE_KINDS, liveStatusSchema } from './vocabulary';
+import { usageTotalsSchema } from './usage';
 
 const name = z.string().min(1).max(MAX_MEMBER_NAME_LENGTH);
 const id = z.string().min(1).max(MAX_ID_LENGTH);
@@ -19,10 +20,11 @@ export const memberStatusReportSchema = z.object({
   turn: count,
   consumed: count.optional(),
   settled: count.optional(),
+  usage: usageTotalsSchema.optional(),
 });
 export const edgeWatchSchema = z.object({ name, waitId: id, kinds: kinds.optional() });
 export const edgeUnwatchSchema = z.object({ name, waitId: id });
-export const subagentAnswerSchema = z.object({ agentId: id, turn: count, answer: z.string().nullable() });
+export const subagentAnswerSchema = z.object({ agentId: id, turn: count, answer: z.string().nullable(), usage: usageTotalsSchema.optional() });
 export const edgeNotificationSchema = z.object({
   waitId: id,
   edge: z.object({ seq: count, kind: z.enum(EDGE_KINDS), subject: z.string().max(2 * MAX_ID_LENGTH), at: z.string().max(64) }),

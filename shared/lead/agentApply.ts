@@ -11,6 +11,7 @@ import { own } from '../util/own';
 import { SUBAGENT_ANSWERS_KEPT } from '../contract/limits';
 import type { LeadAgentEvent } from './agentEvents';
 import type { CarriedLeadAgent, SubagentRecord } from './carried';
+import { NO_MEMBER_USAGE, NO_USAGE, addUsage, recordCall, sumUsage } from '../agent/usage';
 
 export function applyLeadAgent(state: CarriedLeadAgent, event: LeadAgentEvent): CarriedLeadAgent {
   switch (event.type) {
@@ -40,17 +41,31 @@ export function applyLeadAgent(state: CarriedLeadAgent, event: LeadAgentEvent): 
       return {
         ...state,
         nextSubagent: state.nextSubagent + 1,
-        subagents: { ...state.subagents, [event.agentId]: { workflowId: event.agentId, answers: [], closed: false } },
+        subagents: {
+          ...state.subagents,
+          [event.agentId]: { workflowId: event.agentId, answers: [], closed: false, ...(event.model !== undefined ? { model: event.model } : {}) },
+        },
       };
     case 'subagentAnswered': {
       const { answer } = event;
       return withSubagent(state, answer.agentId, (r) => ({ ...r, answers: [...r.answers, answer].slice(-SUBAGENT_ANSWERS_KEPT) }));
     }
+    case 'subagentUsageReported':
+      return withSubagent(state, event.agentId, (r) => (r.usage && r.usage.calls > event.usage.calls ? r : { ...r, usage: event.usage }));
+    case 'modelCallCompleted':
+      return { ...state, usage: recordCall(state.usage ?? NO_MEMBER_USAGE, event.turn, event.usage) };
     case 'subagentClosed':
       return withSubagent(state, event.agentId, (r) => ({ ...r, closed: true }));
     case 'subagentsPruned': {
       const forget = new Set(event.agentIds);
-      return { ...state, subagents: Object.fromEntries(Object.entries(state.subagents).filter(([id]) => !forget.has(id))) };
+      const forgotten = Object.entries(state.subagents).filter(([id]) => forget.has(id));
+      const used = sumUsage(forgotten.map(([, r]) => r.usage ?? NO_USAGE));
+      return {
+        ...state,
+        subagents: Object.fromEntries(Object.entries(state.subagents).filter(([id]) => !forget.has(id))),
+        // Their usage stays in the Team's totals, as one row.
+        ...(used.calls > 0 || state.forgottenSubagents ? { forgottenSubagents: { usage: addUsage(state.forgottenSubagents?.usage ?? NO_USAGE, used) } } : {}),
+      };
     }
     default: {
       const never: never = event;

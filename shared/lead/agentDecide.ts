@@ -13,8 +13,10 @@ import { LEAD } from '../team';
 import type { LeadAgentEvent } from './agentEvents';
 import type { CarriedLeadAgent, SubagentRecord } from './carried';
 import { MODEL_NOT_ALLOWED, modelNotAllowed, type TeamModels } from '../contract/modelNames';
+import type { ModelUsage } from '../contract/model';
+import { callUsage } from '../agent/usage';
 
-const NO_MODEL = { models: undefined, requested: null };
+const NO_MODEL = { models: undefined, requested: null, inherited: null };
 
 export type LeadAgentRejectionType = 'TooManySubagents' | 'UnknownAgent' | typeof MODEL_NOT_ALLOWED;
 export interface LeadAgentRejection {
@@ -31,6 +33,13 @@ const refuse = (type: LeadAgentRejectionType, message: string): LeadAgentDecisio
 /** Nothing when the status is already that one (no edge, no search attribute update). */
 export function decideStatus(state: CarriedLeadAgent, status: AgentStatus): LeadAgentEvent[] {
   return state.status === status ? [] : [{ type: 'statusChanged', status }];
+}
+
+// ---- usage -------------------------------------------------------------------------------------
+
+/** One of the Lead's model calls came back with this usage (undefined: the provider reported none; the call still counts). */
+export function decideModelCall(state: CarriedLeadAgent, usage: ModelUsage | undefined): LeadAgentEvent[] {
+  return [{ type: 'modelCallCompleted', turn: state.turns, usage: callUsage(usage) }];
 }
 
 // ---- turn bookkeeping ----------------------------------------------------------------------
@@ -99,7 +108,7 @@ export function subagentId(teamId: string, n: number): string {
 export function decideOpenSubagent(
   state: CarriedLeadAgent,
   teamId: string,
-  model: { models: TeamModels | undefined; requested: string | null } = NO_MODEL,
+  model: { models: TeamModels | undefined; requested: string | null; inherited: string | null } = NO_MODEL,
 ): LeadAgentDecision {
   const modelProblem = modelNotAllowed(model.models, model.requested);
   if (modelProblem) return refuse(MODEL_NOT_ALLOWED, `a subagent's ${modelProblem}`);
@@ -110,7 +119,7 @@ export function decideOpenSubagent(
     if (closed.length === 0) return refuse('TooManySubagents', `${MAX_SUBAGENTS} subagents are open; close one (close_agent) before starting another`);
     pruned.push({ type: 'subagentsPruned', agentIds: closed.slice(0, entries.length - MAX_SUBAGENTS + 1) });
   }
-  return accept(...pruned, { type: 'subagentOpened', agentId: subagentId(teamId, state.nextSubagent + 1) });
+  return accept(...pruned, { type: 'subagentOpened', agentId: subagentId(teamId, state.nextSubagent + 1), model: model.requested ?? model.inherited });
 }
 
 /** The open subagent a tool call names (send_input, wait_agent, close_agent), or UnknownAgent. */
@@ -142,9 +151,11 @@ export function decideSubagentAnswer(
 ): { ok: true; events: LeadAgentEvent[] } | { ok: false; ignored: 'unknownKey' } {
   const record = own(state.subagents, answer.agentId);
   if (!record) return { ok: false, ignored: 'unknownKey' };
-  if (record.answers.some((a) => a.turn === answer.turn)) return { ok: true, events: [] };
-  const kept: SubagentAnswer = { ...answer, answer: answer.answer === null ? null : clip(answer.answer, SUBAGENT_ANSWER_MAX_BYTES) };
-  return { ok: true, events: [{ type: 'subagentAnswered', answer: kept }] };
+  const { usage, ...said } = answer;
+  const usageEvents: LeadAgentEvent[] = usage ? [{ type: 'subagentUsageReported', agentId: answer.agentId, usage }] : [];
+  if (record.answers.some((a) => a.turn === said.turn)) return { ok: true, events: usageEvents };
+  const kept: SubagentAnswer = { ...said, answer: said.answer === null ? null : clip(said.answer, SUBAGENT_ANSWER_MAX_BYTES) };
+  return { ok: true, events: [{ type: 'subagentAnswered', answer: kept }, ...usageEvents] };
 }
 
 /** Cuts text to at most `maxBytes` of UTF-8 (on a character boundary) and says how much was cut. */

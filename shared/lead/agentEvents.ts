@@ -9,7 +9,7 @@
  * shared with teammates' sessions), appended in place while a turn runs, and every event keeps
  * the same array.
  */
-import type { AgentStatus, SubagentAnswer } from '../contract';
+import type { AgentStatus, SubagentAnswer, UsageTotals } from '../contract';
 
 export type LeadAgentEvent =
   /** The Lead agent's status (the workflow also records it as a `leadStatusChanged` edge of the Lead's state). */
@@ -33,9 +33,13 @@ export type LeadAgentEvent =
   /** A work tool moved the Lead's working directory (bash's `cd`). */
   | { type: 'cwdChanged'; cwd: string }
   /** A subagent was numbered (the next number) and recorded open, before its child starts. */
-  | { type: 'subagentOpened'; agentId: string }
+  | { type: 'subagentOpened'; agentId: string; model?: string | null }
   /** A subagent's answer (already cut to size); only the newest few are kept. */
   | { type: 'subagentAnswered'; answer: SubagentAnswer }
+  /** A subagent reported what its model calls used so far (with an answer): its newest figures replace older ones. */
+  | { type: 'subagentUsageReported'; agentId: string; usage: UsageTotals }
+  /** One of the Lead's own model calls came back: its usage counts once, in this turn. */
+  | { type: 'modelCallCompleted'; turn: number; usage: UsageTotals }
   /** A subagent's child was stopped (close_agent, disposal). */
   | { type: 'subagentClosed'; agentId: string }
   /** The oldest closed subagents were forgotten to make room for a new one. */

@@ -87,8 +87,9 @@ export function applyLeadAll(state: LeadState, events: readonly LeadEvent[], at:
 }
 
 function applyStatusReport(state: LeadState, report: Extract<LeadEvent, { type: 'memberStatusReported' }>, at: string): LeadState {
-  const { name, status, consumed, settled } = report;
+  const { name, status, consumed, settled, usage } = report;
   let next = state;
+  if (usage !== undefined && usage.calls >= (own(next.memberUsage, name)?.calls ?? 0)) next = { ...next, memberUsage: { ...next.memberUsage, [name]: usage } };
   if (consumed !== undefined && consumed > (own(next.consumed, name) ?? 0)) next = { ...next, consumed: { ...next.consumed, [name]: consumed } };
   const before = own(next.settled, name) ?? 0;
   if (settled !== undefined && (settled > before || own(next.settled, name) === undefined)) {

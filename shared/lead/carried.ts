@@ -2,7 +2,7 @@
  * The Lead's continue-as-new state: internal to the Lead workflow, not part of the wire contract
  * (shared/contract/lead.ts).
  */
-import type { AgentStatus, ConversationEntry, SubagentAnswer, TeamLeadInput } from '../contract';
+import type { AgentStatus, ConversationEntry, MemberUsage, SubagentAnswer, TeamLeadInput, UsageTotals } from '../contract';
 import type { CarriedLeadStateV1, CarriedLeadStateV2 } from './state';
 
 /**
@@ -15,6 +15,10 @@ export interface SubagentRecord {
   workflowId: string;
   answers: SubagentAnswer[];
   closed: boolean;
+  /** The model it runs (absent in records carried before it was kept). */
+  model?: string | null;
+  /** What the subagent's model calls used, as its latest answer reported (absent until then). */
+  usage?: UsageTotals;
 }
 
 export interface CarriedLeadAgent {
@@ -30,6 +34,10 @@ export interface CarriedLeadAgent {
   lastError?: string | null;
   /** A Lead turn that stopped at a step boundary for the rollover: the next run goes on from there. */
   resumeTurn?: { turn: number; step: number };
+  /** What the subagents forgotten to make room for new ones had used (absent until one with usage is). */
+  forgottenSubagents?: { usage: UsageTotals };
+  /** What the Lead's own model calls used (absent in runs carried before usage was kept: none). */
+  usage?: MemberUsage;
 }
 
 /**

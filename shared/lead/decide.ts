@@ -7,7 +7,7 @@
  */
 import { modelNotAllowed, resolveModel, type TeamModels } from '../contract/modelNames';
 import { own } from '../util/own';
-import type { LiveStatus } from '../contract';
+import type { LiveStatus, UsageTotals } from '../contract';
 import type { InboxMessage } from '../team/inbox';
 import type { JsonValue } from '../contract/json';
 import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../contract/limits';
@@ -152,7 +152,7 @@ export function decidePrompt(state: LeadState, request: PromptRequest, agentEnab
 
 export function decideStatusReport(
   state: LeadState,
-  report: { name: string; status: LiveStatus; consumed?: number | undefined; settled?: number | undefined },
+  report: { name: string; status: LiveStatus; consumed?: number | undefined; settled?: number | undefined; usage?: UsageTotals | undefined },
 ): SignalDecision {
   if (!own(state.team.members, report.name)) return { ok: false, ignored: 'nonMember' };
   return { ok: true, events: [{ type: 'memberStatusReported', ...report }] };

@@ -2,7 +2,7 @@
  * The closed union of everything that changes the Lead's state: the Team's own events (roster and
  * board, shared/team/events.ts) and the Lead's mailbox, delivery, status, watch and memory events.
  */
-import type { LiveStatus } from '../contract';
+import type { LiveStatus, UsageTotals } from '../contract';
 import type { InboxMessage } from '../team/inbox';
 import type { OperationFailure } from './state';
 import type { TeamEvent } from '../team';
@@ -22,7 +22,15 @@ export type LeadEvent =
   | { type: 'relayAbandoned'; to: string; bytes: number }
   /** The relay's signal is in the target's history. */
   | { type: 'messageRelayed'; messageId: string }
-  | { type: 'memberStatusReported'; name: string; status: LiveStatus; consumed?: number | undefined; settled?: number | undefined }
+  | {
+      type: 'memberStatusReported';
+      name: string;
+      status: LiveStatus;
+      consumed?: number | undefined;
+      settled?: number | undefined;
+      /** The member's usage so far, on its own word: kept when it counts at least the calls already kept. */
+      usage?: UsageTotals | undefined;
+    }
   /** The Lead agent's own status (running, waiting, answered...): an edge like any member's. */
   | { type: 'leadStatusChanged'; status: string }
   | { type: 'watchRegistered'; name: string; waitId: string; kinds: EdgeKind[] }

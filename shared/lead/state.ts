@@ -4,7 +4,7 @@
  * watches, and the Updates it remembers for retries. It changes only through `applyLead`
  * (apply.ts) and is carried across continue-as-new as it is.
  */
-import type { LiveStatus } from '../contract';
+import type { LiveStatus, UsageTotals } from '../contract';
 import type { InboxState } from '../team/inbox';
 import { emptyInbox } from '../team/inbox';
 import type { LegacyMailbox, TeamState } from '../team';
@@ -62,6 +62,8 @@ export interface LeadState {
   watchers: Record<string, EdgeWatcher>;
   /** The last operation a caller reported refused; null until one is. */
   lastFailure: OperationFailure | null;
+  /** Per teammate: what its model calls used, as its latest status report said (members report after every turn). */
+  memberUsage: Record<string, UsageTotals>;
 }
 
 export function emptyLeadState(teamId: string, maxMembers: number | undefined, legacyMailbox?: unknown[]): LeadState {
@@ -79,6 +81,7 @@ export function emptyLeadState(teamId: string, maxMembers: number | undefined, l
     unsettledBytes: {},
     watchers: {},
     lastFailure: null,
+    memberUsage: {},
   };
 }
 
@@ -91,11 +94,14 @@ export type CarriedLeadStateV1 = Omit<LeadState, 'team' | 'delivered' | 'consume
   state: TeamState;
 } & Partial<Pick<LeadState, 'delivered' | 'consumed' | 'settled' | 'unsettledBytes' | 'watchers'>>;
 
-/** A carried state written before `lastFailure` existed. */
-export type CarriedLeadStateV2 = Omit<LeadState, 'lastFailure'> & Partial<Pick<LeadState, 'lastFailure'>>;
+/** A carried state written before `lastFailure` or `memberUsage` existed. */
+export type CarriedLeadStateV2 = Omit<LeadState, 'lastFailure' | 'memberUsage'> & Partial<Pick<LeadState, 'lastFailure' | 'memberUsage'>>;
 
 export function upgradeCarriedLeadState(carried: CarriedLeadStateV2 | CarriedLeadStateV1): LeadState {
-  if ('team' in carried) return carried.lastFailure !== undefined ? (carried as LeadState) : { ...carried, lastFailure: null };
+  if ('team' in carried) {
+    if (carried.lastFailure !== undefined && carried.memberUsage !== undefined) return carried as LeadState;
+    return { ...carried, lastFailure: carried.lastFailure ?? null, memberUsage: carried.memberUsage ?? {} };
+  }
   const { state, ...rest } = carried;
   return {
     ...rest,
@@ -106,5 +112,6 @@ export function upgradeCarriedLeadState(carried: CarriedLeadStateV2 | CarriedLea
     unsettledBytes: rest.unsettledBytes ?? {},
     watchers: rest.watchers ?? {},
     lastFailure: null,
+    memberUsage: {},
   };
 }

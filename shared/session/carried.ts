@@ -4,6 +4,7 @@
  */
 import type { ConversationEntry, TeammateInput } from '../contract';
 import type { InboxState } from '../team/inbox';
+import type { MemberUsage } from '../contract/usage';
 
 export interface CarriedTeammateState {
   inbox: InboxState;
@@ -15,6 +16,8 @@ export interface CarriedTeammateState {
   cwd?: string;
   /** Relayed messages settled so far (see MemberStatusReport.settled). */
   settled?: number;
+  /** What its recorded model calls used (absent in runs carried before usage was kept: none). */
+  usage?: MemberUsage;
 }
 
 /**

@@ -5,6 +5,7 @@
  * test builds the Team text an attacker would, through the real board code where there is one, and
  * runs the real formatting functions.
  */
+import { NO_MEMBER_USAGE } from '../../shared/agent/usage';
 import { formatAgentView, formatConversation, formatEdge, formatHealth, formatInbox, formatRoster, formatTasks, progressLine } from '../../cli/format';
 import type { ConversationEntry, LeadAgentView } from '../../shared/contract';
 import { REPLACEMENT, terminalJson, terminalText } from '../../shared/text/inertText';
@@ -56,6 +57,7 @@ const agentView = (finalAnswer: string | null, conversation: ConversationEntry[]
   finalAnswer,
   openTasksAtAnswer: [],
   lastError: null,
+  usage: NO_MEMBER_USAGE,
   subagents: [],
   conversation,
 });

@@ -51,6 +51,7 @@ test('the Update, Signal and Query names are the published ones', () => {
     getTaskQuery: { type: 'query', name: 'getTask' },
     getLegacyMailboxQuery: { type: 'query', name: 'getLegacyMailbox' },
     getLiveStatusQuery: { type: 'query', name: 'getLiveStatus' },
+    getTeamUsageQuery: { type: 'query', name: 'getTeamUsage' },
     getLeadRunInfoQuery: { type: 'query', name: 'getLeadRunInfo' },
     getTeammateStateQuery: { type: 'query', name: 'getTeammateState' },
   });

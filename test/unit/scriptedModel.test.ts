@@ -1,7 +1,14 @@
 /**
  * The deterministic scripted model: a pure function of the request (plus sleeping).
  */
-import { abortableSleep, chunkScript, createScriptedModel, currentScriptedTurn, scriptStepsOf } from '../../activities/providers/scriptedModel';
+import {
+  SCRIPTED_CHARS_PER_TOKEN,
+  abortableSleep,
+  chunkScript,
+  createScriptedModel,
+  currentScriptedTurn,
+  scriptStepsOf,
+} from '../../activities/providers/scriptedModel';
 import { renderInboxMessage } from '../../shared/agent/transcript';
 import type { JsonValue } from '../../shared/contract/json';
 import type { ChatMessage, ModelRequest, ModelResponse } from '../../shared/contract/model';
@@ -44,7 +51,7 @@ describe('scripted model', () => {
     ];
     const first = await model.complete(request(messages));
     expect(slept).toEqual([200, 200, 50]);
-    expect(first).toEqual({
+    expect(first).toMatchObject({
       message: {
         content: null,
         toolCalls: [
@@ -56,7 +63,7 @@ describe('scripted model', () => {
     });
     messages = continueWith(messages, first);
     const second = await model.complete(request(messages));
-    expect(second).toEqual({ message: { content: '{"handled":["m-1"]}', toolCalls: [] }, finishReason: 'stop' });
+    expect(second).toMatchObject({ message: { content: '{"handled":["m-1"]}', toolCalls: [] }, finishReason: 'stop' });
     expect(slept).toEqual([200, 200, 50]);
   });
 
@@ -77,7 +84,7 @@ describe('scripted model', () => {
     expect(first.message.toolCalls.map((c) => c.name)).toEqual(['task_list']);
     messages = continueWith(messages, first);
     const second = await model.complete(request(messages));
-    expect(second).toEqual({ message: { content: 'all done', toolCalls: [] }, finishReason: 'stop' });
+    expect(second).toMatchObject({ message: { content: 'all done', toolCalls: [] }, finishReason: 'stop' });
     expect(slept).toEqual([100]);
     // Asked again past the end: still the answer, without thinking again.
     const third = await model.complete(request(continueWith(messages, second)));
@@ -128,7 +135,7 @@ describe('scripted model', () => {
     const { slept, sleep } = recordingSleep();
     const model = createScriptedModel({ sleep });
     const response = await model.complete(request([system, inbox('m-7', 'hello'), inbox('m-8', { task: 'x' })]));
-    expect(response).toEqual({ message: { content: '{"handled":["m-7","m-8"]}', toolCalls: [] }, finishReason: 'stop' });
+    expect(response).toMatchObject({ message: { content: '{"handled":["m-7","m-8"]}', toolCalls: [] }, finishReason: 'stop' });
     expect(slept).toEqual([]);
     expect((await model.complete(request([system]))).message.content).toBe('{"handled":[]}');
   });
@@ -188,5 +195,16 @@ describe('scripted model', () => {
     await expect(abortableSleep(5, controller.signal)).resolves.toBeUndefined();
     controller.abort();
     await expect(abortableSleep(5, controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  test('it reports usage like a provider: a token per four characters of the prompt and of its reply, the same for the same request', async () => {
+    const model = createScriptedModel({ sleep: () => Promise.resolve() });
+    const messages: ChatMessage[] = [system, inbox('m-7', 'hello')];
+    const first = await model.complete(request(messages));
+    const reply = '{"handled":["m-7"]}';
+    expect(first.usage).toEqual({ promptTokens: expect.any(Number), completionTokens: Math.ceil(reply.length / SCRIPTED_CHARS_PER_TOKEN) });
+    expect(await model.complete(request(messages))).toEqual(first);
+    const longer = await model.complete(request([system, inbox('m-7', 'hello'.repeat(100))]));
+    expect(longer.usage?.promptTokens).toBeGreaterThanOrEqual((first.usage?.promptTokens ?? 0) + Math.floor((99 * 5) / SCRIPTED_CHARS_PER_TOKEN));
   });
 });

@@ -116,11 +116,11 @@ describe('the decisions', () => {
       subagents: {},
       nextSubagent: 0,
     };
-    expect(decideOpenSubagent(agent, 't', { models, requested: 'openai:gpt-5.1' })).toMatchObject({
+    expect(decideOpenSubagent(agent, 't', { models, requested: 'openai:gpt-5.1', inherited: null })).toMatchObject({
       ok: false,
       rejection: { type: MODEL_NOT_ALLOWED, message: expect.stringContaining("a subagent's model") },
     });
-    expect(decideOpenSubagent(agent, 't', { models, requested: 'deepseek:deepseek-chat' })).toMatchObject({ ok: true });
+    expect(decideOpenSubagent(agent, 't', { models, requested: 'deepseek:deepseek-chat', inherited: null })).toMatchObject({ ok: true });
     expect(decideOpenSubagent(agent, 't')).toMatchObject({ ok: true });
   });
 });

@@ -11,7 +11,7 @@ import { runAgentTurn } from '../../shared/agent/loop';
 import { identityText } from '../../shared/agent/policy';
 import { policyOf, type Toolset } from '../../shared/agent/profiles';
 import type { ConversationEntry } from '../../shared/contract';
-import type { ToolCall } from '../../shared/contract/model';
+import type { ModelResponse, ModelUsage, ToolCall } from '../../shared/contract/model';
 import { MODEL_STEP, modelCallSummary, toolStep } from '../../shared/text/webUi';
 import { models, runWorkToolCall, type CheckoutActivities } from './agentActivities';
 
@@ -35,6 +35,8 @@ export interface SessionTurn {
   shouldYield?: () => boolean;
   /** The session's inbox as Steer sees it: whether anything is pending, and taking it into the running turn's conversation. */
   steer: { hasPending(): boolean; take(): void };
+  /** Told each model call's usage (undefined: the provider reported none), synchronously as its result is taken. */
+  onModelUsage?: (usage: ModelUsage | undefined) => void;
   /** Told the step the turn is at (`calling model`, `bash: npm test`), for the workflow's current details. */
   onStep?: (step: string) => void;
 }
@@ -64,6 +66,7 @@ export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {
       t.onStep?.(MODEL_STEP);
       return models.callModel.executeWithOptions({ summary: modelCallSummary(t.name, t.turn, step++) }, [{ model: t.model, toolset: t.toolset, messages }]);
     },
+    ...(t.onModelUsage ? { onModelResponse: (response: ModelResponse) => t.onModelUsage?.(response.usage) } : {}),
     dispatch: (call, opId) => {
       t.onStep?.(toolStep(call));
       return dispatchByName(t.toolset, call, opId, {

@@ -15,6 +15,7 @@ import { jsonProblem } from '../../shared/contract/json';
 import { deliveryProblem } from '../../shared/session/delivery';
 import { errorMessage } from '../../shared/util/errors';
 import { MODEL_NOT_ALLOWED, modelNotAllowed } from '../../shared/contract/modelNames';
+import { memberUsageSchema, usageTotalsSchema } from '../../shared/contract/usage';
 import { MAX_ROSTER_SIZE, conversationSchema, teamIdSchema, teamLeadInputFields, teammateInputFields } from '../../shared/contract/workflowInputs';
 
 export const INVALID_WORKFLOW_INPUT = 'InvalidWorkflowInput';
@@ -39,7 +40,8 @@ const carriedLeadFields = {
   legacyMailbox: z.object({ records: z.array(z.unknown()), problems: z.array(z.unknown()) }),
   recentUpdates: z.array(z.object({ updateId: z.string() })),
   continuedRuns: count,
-  agent: z.looseObject({ conversation, turns: count, subagents: record }).optional(),
+  agent: z.looseObject({ conversation, turns: count, subagents: record, usage: memberUsageSchema.optional() }).optional(),
+  memberUsage: z.record(z.string(), usageTotalsSchema).optional(),
 };
 /** The current shape carries the Team as `team`; runs of earlier versions carried it as `state` (shared/lead/state.ts upgrades it). */
 const carriedLeadSchema = z.union([z.object({ team: carriedTeamSchema, ...carriedLeadFields }), z.object({ state: carriedTeamSchema, ...carriedLeadFields })]);
@@ -114,6 +116,7 @@ const sessionInputSchema = z.object({
       continuedRuns: count,
       cwd: z.string().max(1_000).optional(),
       settled: count.optional(),
+      usage: memberUsageSchema.optional(),
     })
     .optional(),
 });

@@ -18,6 +18,7 @@ import {
   REQUIRED_WORK_WAIT_MS,
   busyMembers,
   decideAnswer,
+  decideModelCall,
   decideNudge,
   decideResume,
   decideStartTurn,
@@ -142,6 +143,7 @@ export class LeadAgentRunner {
           // Steer: mail to the Lead (members' sends, the operator's follow-ups) joins the running turn at its next step boundary.
           steer: { hasPending: () => run.state.leadInbox.pending.length > 0, take: () => this.takeIntoTurn(turn) },
           onStep: (step) => this.deps.onStep(step),
+          onModelUsage: (usage) => agent.apply(decideModelCall(agent.state, usage)),
         }),
       );
       if (result.yieldedAtStep !== undefined) {

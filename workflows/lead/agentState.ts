@@ -14,6 +14,7 @@ import { QUERIED_CONVERSATION_BUDGET_BYTES, compactConversation, compactConversa
 import { completedTurnPrefix } from '../../shared/agent/prompt';
 import { inboxEntry } from '../../shared/agent/steer';
 import { resolveModel, type TeamModels } from '../../shared/contract/modelNames';
+import { NO_MEMBER_USAGE } from '../../shared/agent/usage';
 
 /** Messages from members are records of this Team; the operator's prompts are not. */
 export function teamIdOfLeadMail(message: InboxMessage, teamId: string): string | undefined {
@@ -117,6 +118,7 @@ export class LeadAgentState {
       finalAnswer: this.state.finalAnswer,
       openTasksAtAnswer: this.state.openTasksAtAnswer,
       lastError: this.state.lastError ?? null,
+      usage: this.state.usage ?? NO_MEMBER_USAGE,
       subagents: Object.values(this.state.subagents).map(({ workflowId, closed }) => ({ workflowId, closed })),
       // A query result is a payload too: long old contents are elided to stay within its limit.
       conversation: compactConversationOrDrop(this.state.conversation, QUERIED_CONVERSATION_BUDGET_BYTES),

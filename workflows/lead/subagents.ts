@@ -39,7 +39,7 @@ export class LeadSubagents {
     return {
       startSubagent: async ({ prompt, context, model }): Promise<SubagentAnswer> => {
         // Forgets the oldest closed subagents past MAX_SUBAGENTS; refuses a new one when that many are open.
-        const opened = decideOpenSubagent(agent.state, teamId, { models: agent.models, requested: model });
+        const opened = decideOpenSubagent(agent.state, teamId, { models: agent.models, requested: model, inherited: agent.model });
         if (!opened.ok) throw agentFailure(opened.rejection);
         agent.apply(opened.events);
         const agentId = subagentId(teamId, agent.state.nextSubagent);

@@ -51,6 +51,7 @@ import { createLeadOperations, type Gate } from './operations';
 import { createRoster } from './roster';
 import { completionBytes, roomToClose, useCompletionBudget } from '../common/completionBudget';
 import { continueAsNewSuggested, useTracedSuggestion } from '../common/rolloverSuggestion';
+import { teamUsageView } from '../../shared/lead/usageView';
 import {
   CANCELLED_AFTER_DISPOSAL,
   CANCEL_IN_WIND_DOWN_PATCH,
@@ -186,6 +187,7 @@ async function leadRun(
     return Number.isSafeInteger(taskId) ? (own(run.state.team.tasks, taskKey(taskId as number)) ?? null) : null;
   });
   setHandler(contract.getLiveStatusQuery, () => run.state.liveStatus);
+  setHandler(contract.getTeamUsageQuery, () => teamUsageView({ state: run.state, agent: agent.state, leadModel: agent.model, prices: agent.models?.prices }));
   setHandler(contract.getLegacyMailboxQuery, () => run.state.legacyMailbox);
   setHandler(contract.getLeadRunInfoQuery, () => ({
     runId: workflowInfo().runId,

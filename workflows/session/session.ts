@@ -19,7 +19,7 @@ import { runTeamToolCall, unknownToolResult } from '../../shared/agent/dispatch'
 import { waitAgentTool } from '../../shared/agent/teamTools';
 import type { Toolset } from '../../shared/agent/profiles';
 import * as defs from '../../shared/contract';
-import type { LiveStatus, TeammateStateView } from '../../shared/contract';
+import type { LiveStatus, TeammateStateView, UsageTotals } from '../../shared/contract';
 import type { TeammateRunInput } from '../../shared/session/carried';
 import { asToolResult, memberTeamTools, workTools } from '../common/agentActivities';
 import { runSessionTurn } from '../common/agentTurn';
@@ -47,9 +47,9 @@ export interface SessionHooks {
   role: SessionRole;
   toolset: Toolset;
   /** Live status for whoever tracks this session (advisory; failures are swallowed by the hook). */
-  report(status: LiveStatus, turn: number, consumed: number, settled: number): Promise<void>;
+  report(status: LiveStatus, turn: number, consumed: number, settled: number, usage: UsageTotals): Promise<void>;
   /** Called after each completed turn with the model's final reply. */
-  onAnswer?(turn: number, reply: string | null): Promise<void>;
+  onAnswer?(turn: number, reply: string | null, usage: UsageTotals): Promise<void>;
 }
 
 export async function runSession(input: TeammateRunInput, hooks: SessionHooks): Promise<TeammateStateView> {
@@ -92,7 +92,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
     keepSearchAttribute(AGENT_TEAM_STATUS, status);
     // Only a cancellation (disposal, close_agent, a conflict's drain) ends a session: the Lead stopped it.
     if (status === 'exited') keepSearchAttribute(AGENT_TEAM_PHASE, 'stopped');
-    await hooks.report(status, turn, mate.inbox.consumed, mate.settled);
+    await hooks.report(status, turn, mate.inbox.consumed, mate.settled, mate.usage.total);
   };
 
   const agentTurn = async (turn: number): Promise<void> => {
@@ -118,6 +118,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
       subagent: (c) => Promise.resolve(unknownToolResult(hooks.toolset, c.name)),
       steer: { hasPending: () => mate.hasPending(), take: () => mate.takeAtStepBoundary() },
       onStep: (step) => details.step(step),
+      onModelUsage: (usage) => mate.recordModelCall(usage),
     });
   };
 
@@ -153,7 +154,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
       } finally {
         turnScope = undefined;
       }
-      if (hooks.onAnswer) await hooks.onAnswer(turn, reply);
+      if (hooks.onAnswer) await hooks.onAnswer(turn, reply, mate.usage.total);
       // Idle even with mail that arrived during the turn: that mail is not settled yet, so the Lead still counts the member busy.
       await report('idle', turn);
     }

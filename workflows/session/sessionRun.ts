@@ -13,6 +13,9 @@ import { carriedWithinBudget, compactConversationOrDrop } from '../../shared/age
 import { MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
 import type { TeamEdge } from '../../shared/team/edges';
+import type { MemberUsage } from '../../shared/contract/usage';
+import type { ModelUsage } from '../../shared/contract/model';
+import { NO_MEMBER_USAGE, callUsage, recordCall } from '../../shared/agent/usage';
 
 /** Signals handled per run before continuing as new; the server allows 10,000 per run. */
 export const MAX_SIGNALS_PER_RUN = 5_000;
@@ -43,6 +46,8 @@ export class SessionRun {
   settled: number;
   reportedSettled = 0;
   readonly ignored: IgnoredSignals = noIgnoredSignals();
+  /** What this member's recorded model calls used, in all and in its current or last turn. */
+  usage: MemberUsage;
   /** Bytes of the messages waiting in the inbox. */
   private pendingBytes: number;
   /** The messages the running turn took at its latest step boundary (Steer); an interrupt before its model call returns them. */
@@ -61,6 +66,7 @@ export class SessionRun {
     // The initial message is the first item of a fresh teammate's inbox.
     this.inbox = carried?.inbox ?? receive(emptyInbox(), input.initialMessage).inbox;
     this.settled = carried?.settled ?? 0;
+    this.usage = carried?.usage ?? NO_MEMBER_USAGE;
     this.pendingBytes = jsonBytes(this.inbox.pending);
   }
 
@@ -148,6 +154,11 @@ export class SessionRun {
     for (const m of messages) this.conversation.push(inboxEntry(m, this.turns, teamId));
   }
 
+  /** A model call's result was recorded in this run's history: its usage counts once, in the current turn. */
+  recordModelCall(usage: ModelUsage | undefined): void {
+    this.usage = recordCall(this.usage, this.turns, callUsage(usage));
+  }
+
   /**
    * Ends the current turn. A completed turn's assistant and tool entries were appended by the agent
    * loop; an interrupted or failed one gets a system note here.
@@ -188,6 +199,7 @@ export class SessionRun {
       continuedRuns: this.continuedRuns + 1,
       cwd: this.cwd,
       settled: this.settled,
+      usage: this.usage,
     };
   }
 
@@ -206,6 +218,7 @@ export class SessionRun {
       continuedRuns: this.continuedRuns,
       cwd: this.cwd,
       settled: this.settled,
+      usage: this.usage,
       ignoredSignals: this.ignored,
     };
   }

@@ -18,9 +18,9 @@ export async function subagent(rawInput: TeammateRunInput): Promise<TeammateStat
     role: 'subagent',
     toolset: 'subagent',
     report: () => Promise.resolve(),
-    onAnswer: async (turn, answer) => {
+    onAnswer: async (turn, answer, usage) => {
       try {
-        await parent.signal(defs.subagentAnswerSignal, { agentId: workflowInfo().workflowId, turn, answer });
+        await parent.signal(defs.subagentAnswerSignal, { agentId: workflowInfo().workflowId, turn, answer, usage });
       } catch {
         // The parent has finished: nobody is waiting for this answer.
       }

@@ -19,9 +19,9 @@ export async function teammate(rawInput: TeammateRunInput): Promise<TeammateStat
     role: 'teammate',
     toolset: 'team',
     // Live status is advisory for the Lead (wait edges, send receipts); losing one to a closed Lead is harmless.
-    report: async (status, turn, consumed, settled) => {
+    report: async (status, turn, consumed, settled, usage) => {
       try {
-        await lead.signal(defs.reportMemberStatusSignal, { name: input.descriptor.name, status, turn, consumed, settled });
+        await lead.signal(defs.reportMemberStatusSignal, { name: input.descriptor.name, status, turn, consumed, settled, usage });
       } catch {
         // The Lead has finished: nothing to report to.
       }
