@@ -6,7 +6,7 @@
  * subscriber gets each changed complete view once. A late subscriber gets the current view first.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { AgentTeamView } from '../shared/contract';
+import type { AgentTeamView, TeamUsageView } from '../shared/contract';
 import { errorMessage } from '../shared/util/errors';
 import { TEAM_CLOSED } from '../shared/contract/failures';
 import type { EdgeKind } from '../shared/team/edges';
@@ -24,6 +24,8 @@ const DEFAULT_WAIT_SLICE_MS = 60 * 60 * 1000;
  */
 export interface CarriedFrame {
   view: AgentTeamView | null;
+  /** What the Team's model calls used (getTeamUsage), read with each view; null before the first read, or from a worker too old to answer it. */
+  usage: TeamUsageView | null;
   closed: boolean;
   unreachable: string | null;
 }
@@ -51,6 +53,7 @@ export class TeamViewCarrier {
   private readonly listeners = new Set<FrameListener>();
   private last: { frame: CarriedFrame; json: string } | null = null;
   private view: AgentTeamView | null = null;
+  private usage: TeamUsageView | null = null;
   private stopped = false;
   private running: Promise<void> | null = null;
   private wake: () => void = () => undefined;
@@ -112,12 +115,13 @@ export class TeamViewCarrier {
 
   private async read(closed: boolean): Promise<void> {
     this.stats.reads += 1;
-    this.view = await this.team.agentTeamView();
-    this.publish({ view: this.view, closed, unreachable: null });
+    // Members report usage as their turns end, which are status edges: read with the view, it is as current as the roster.
+    [this.view, this.usage] = await Promise.all([this.team.agentTeamView(), this.team.usage().catch(() => null)]);
+    this.publish({ view: this.view, usage: this.usage, closed, unreachable: null });
   }
 
   private unreachable(error: unknown): void {
-    this.publish({ view: this.view, closed: false, unreachable: `cannot reach Team ${this.team.teamId}: ${errorMessage(error)}` });
+    this.publish({ view: this.view, usage: this.usage, closed: false, unreachable: `cannot reach Team ${this.team.teamId}: ${errorMessage(error)}` });
   }
 
   private publish(frame: CarriedFrame): void {

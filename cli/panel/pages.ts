@@ -39,6 +39,10 @@ export function teamPageHtml(teamId: string, webUiLink: string | null): string {
 <p>status <span data-testid="lead-status"></span></p><pre data-testid="lead-answer"></pre>
 <h2>Roster</h2>
 <table data-testid="roster"><thead><tr><th>name</th><th>context</th><th>phase</th><th>live</th><th>model</th></tr></thead><tbody></tbody></table>
+<h2>Usage</h2>
+<table data-testid="usage"><thead><tr>
+<th>name</th><th>role</th><th>model</th><th>calls</th><th>input</th><th>cache read</th><th>cache write</th><th>output</th><th>reasoning</th><th>cost</th>
+</tr></thead><tbody></tbody></table>
 <h2>Board</h2>
 <table data-testid="board"><thead><tr>
 <th>id</th><th>subject</th><th>status</th><th>owner</th><th>readiness</th><th>depends on</th><th>overlaps</th><th>rev</th>

@@ -11,7 +11,7 @@
  * then cut (cutMarkdown), so a bound holds on what is stored and no cut splits an escape.
  */
 import { cutMarkdown, markdownText } from './inertText';
-import type { AgentStatus, LiveStatus } from '../contract';
+import type { AgentStatus, LiveStatus, TeamUsageView } from '../contract';
 import type { LeadState } from '../lead/state';
 import type { MemberContext, TaskStatus } from '../team';
 import { isLivePhase } from '../team';
@@ -98,7 +98,11 @@ export function memberDetails(activity: MemberActivity): string {
  * (`2 members active · tasks: 1 pending, 1 in progress, 3 completed · admission open`), and the Lead
  * agent's own activity below it when the Lead is an agent.
  */
-export function leadDetails(state: Pick<LeadState, 'team' | 'liveStatus'>, agent: MemberActivity | null): string {
+export function leadDetails(
+  state: Pick<LeadState, 'team' | 'liveStatus'>,
+  agent: MemberActivity | null,
+  usage?: Pick<TeamUsageView, 'total' | 'costUsd'>,
+): string {
   const members = Object.values(state.team.members);
   const live = members.filter((m) => isLivePhase(m.phase));
   const running = live.filter((m) => Object.prototype.hasOwnProperty.call(state.liveStatus, m.name) && state.liveStatus[m.name] === 'running');
@@ -107,7 +111,15 @@ export function leadDetails(state: Pick<LeadState, 'team' | 'liveStatus'>, agent
   const tasks = (Object.keys(counts) as TaskStatus[]).filter((status) => counts[status] > 0).map((status) => `${counts[status]} ${status.replace('_', ' ')}`);
   const roster = `${live.length} member${live.length === 1 ? '' : 's'} active${running.length > 0 ? ` (${running.length} running)` : ''}`;
   const line = `${roster} · tasks: ${tasks.length > 0 ? tasks.join(', ') : 'none'} · admission ${state.team.admission}`;
-  return cutMarkdown(agent ? `${line}\n\nlead: ${memberDetails(agent)}` : line, MAX_DETAILS_LENGTH);
+  const parts = [line, ...(agent ? [`lead: ${memberDetails(agent)}`] : []), ...(usage && usage.total.calls > 0 ? [usageLine(usage)] : [])];
+  return cutMarkdown(parts.join('\n\n'), MAX_DETAILS_LENGTH);
+}
+
+/** `usage: 12 model calls · 15737 tokens in (0 from cache), 25 out · $0.0185` (the cost only when a price applies). */
+export function usageLine({ total, costUsd }: Pick<TeamUsageView, 'total' | 'costUsd'>): string {
+  const calls = `${total.calls} model call${total.calls === 1 ? '' : 's'}`;
+  const tokens = `${total.inputTokens} tokens in (${total.cacheReadTokens} from cache), ${total.outputTokens} out`;
+  return `usage: ${calls} · ${tokens}${costUsd === null ? '' : ` · $${costUsd.toFixed(4)}`}`;
 }
 
 // ---- activity summaries ----------------------------------------------------------------------

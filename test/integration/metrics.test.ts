@@ -10,6 +10,8 @@ import { TeamClient } from '../../client/teamClient';
 import * as defs from '../../shared/contract';
 import type { LeadAgentView } from '../../shared/contract';
 import { useClientAndWorkerProcesses } from '../support/harness';
+import { recordedModelUsage } from '../support/recordedUsage';
+import { teammateWorkflowId } from '../../shared/team';
 import { eventually } from '../support/teams';
 import { uniqueId } from '../support/temporal';
 
@@ -89,6 +91,32 @@ test('a worker process serves Prometheus workflow and activity task metrics by t
     countOn(samples, 'temporal_activity_execution_latency_count', { task_queue: taskQueue, activity_type: 'runTeamTool', workflow_type: 'teammate' }),
   ).toBeGreaterThan(0);
   expect(countOn(samples, 'temporal_workflow_task_queue_poll_succeed', { task_queue: taskQueue })).toBeGreaterThan(0);
+
+  // Usage counters: each recorded model call once (equal to the histories' completed callModel
+  // activities), its tokens by kind, labelled by role, provider and model, never by Team.
+  const recorded = {
+    lead: await recordedModelUsage(env.client, team.teamId),
+    teammate: await recordedModelUsage(env.client, teammateWorkflowId(team.teamId, 'alice')),
+  };
+  const usageSamples = await eventually(
+    async () => parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()),
+    (all) => (['lead', 'teammate'] as const).every((role) => countOn(all, 'agent_teams_model_calls', { taskQueue, role }) === recorded[role].calls),
+  );
+  for (const role of ['lead', 'teammate'] as const) {
+    expect(recorded[role].calls).toBeGreaterThan(0);
+    for (const [kind, field] of [
+      ['input', 'inputTokens'],
+      ['output', 'outputTokens'],
+    ] as const) {
+      expect([role, kind, countOn(usageSamples, 'agent_teams_model_tokens', { taskQueue, role, kind })]).toEqual([role, kind, recorded[role][field]]);
+    }
+  }
+  const usageSeries = usageSamples.filter((s) => s.name.startsWith('agent_teams_model_'));
+  expect(usageSeries.length).toBeGreaterThan(0);
+  for (const sample of usageSeries) {
+    expect(sample.labels).toMatchObject({ provider: 'default', model: 'default' });
+    expect(Object.values(sample.labels).some((value) => value.includes(team.teamId))).toBe(false);
+  }
   expect(countOn(samples, 'temporal_activity_task_received', { task_queue: taskQueue })).toBeGreaterThan(0);
 
   await team.dispose();

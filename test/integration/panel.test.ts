@@ -12,8 +12,15 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { TeamViewCarrier, type CarriedFrame } from '../../client/teamViewCarrier';
 import { startPanel, type Panel } from '../../cli/panel/server';
 import { useClientAndWorker } from '../support/harness';
-import { address } from '../support/temporal';
-import { eventually, newTeam, rejectionOf } from '../support/teams';
+import { address, uniqueId } from '../support/temporal';
+import { eventually, newTeam, rejectionOf, teammateState } from '../support/teams';
+import { recordedModelUsage } from '../support/recordedUsage';
+import { teammateWorkflowId } from '../../shared/team';
+import { TeamClient } from '../../client/teamClient';
+import { costUsd } from '../../shared/agent/usage';
+
+const PRICE = { input: 3, output: 15 };
+const HOSTILE_MODEL = '<img src=x onerror="globalThis.pwned=1">';
 
 const env = useClientAndWorker();
 const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts', 'panel');
@@ -106,7 +113,11 @@ describe('the panel in headless Chromium', () => {
   }
 
   test('a Team driven through spawn, send, claim, completion, a refused stale claim and disposal shows each change live, without reload', async () => {
-    const team = await newTeam(env.client, env.worker.taskQueue);
+    const team = await TeamClient.start(env.client, {
+      teamId: uniqueId('team'),
+      taskQueue: env.worker.taskQueue,
+      models: { allowed: ['scripted', HOSTILE_MODEL], default: 'scripted', prices: { scripted: PRICE } },
+    });
     const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
     await page.goto(`${panel.url}teams/${encodeURIComponent(team.teamId)}`);
     await page.evaluate(() => ((globalThis as unknown as { loadedOnce: number }).loadedOnce = 1));
@@ -143,7 +154,28 @@ describe('the panel in headless Chromium', () => {
     await page.getByTestId('failure-type').filter({ hasText: 'TaskRevisionConflict' }).waitFor();
     expect(await page.getByTestId('failure').textContent()).toContain('claimTask');
     await expectText(board.locator('tr[data-task="2"] td').nth(2), 'pending'); // the state the refusal left untouched
+    // Usage: a row per member with its calls, tokens and cost as its histories recorded them, and the Team's total.
+    await eventually(
+      () => teammateState(team, 'parser-dev'),
+      (s) => s.status === 'idle' && s.consumed === 2,
+    );
+    const usage = page.getByTestId('usage');
+    const recorded = await recordedModelUsage(env.client, teammateWorkflowId(team.teamId, 'parser-dev'));
+    await expectText(usage.locator('tr[data-name="parser-dev"] td').nth(3), String(recorded.calls));
+    await expectText(usage.locator('tr[data-name="parser-dev"] td').nth(4), String(recorded.inputTokens));
+    await expectText(usage.locator('tr[data-name="parser-dev"] td').nth(9), `$${costUsd(recorded, PRICE).toFixed(4)}`);
     await screenshot(page, 'panel-team');
+
+    // A hostile model name is text in the usage table as everywhere else.
+    await team.spawnTeammate({ name: 'reviewer', message: 'review it', model: HOSTILE_MODEL });
+    await eventually(
+      () => teammateState(team, 'reviewer'),
+      (s) => s.status === 'idle' && s.consumed === 1,
+    );
+    await expectText(usage.locator('tr[data-name="reviewer"] td').nth(2), HOSTILE_MODEL);
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await usage.locator('img').count()).toBe(0);
+    await expectText(usage.locator('tr[data-total="true"] td').nth(3), String((await team.usage()).total.calls));
 
     await team.dispose();
     await page.getByTestId('connection').filter({ hasText: 'the Team has finished' }).waitFor();

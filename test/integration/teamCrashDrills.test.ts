@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { TeamClient } from '../../client/teamClient';
 import { teammateWorkflowId } from '../../shared/team';
 import { useClientAndWorkerProcesses } from '../support/harness';
+import { recordedModelUsage } from '../support/recordedUsage';
 import { resetBeforeSettled } from '../support/reconciliation';
 import { tempCheckout, uniqueId } from '../support/temporal';
 import { demoAgentPrompt } from '../../scripts/demoScenario';
@@ -187,6 +188,20 @@ test("SIGKILL during an agent Team's model call: a new worker takes over and the
   // The model call was retried after the heartbeat timeout: a later attempt completed it.
   const history = (await devHandle.fetchHistory()).events ?? [];
   expect(history.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1)).toBe(true);
+  // Usage: every member's figures equal what its histories recorded, each completed call once: the
+  // killed attempt recorded nothing, the retry once, and the new worker's replay rebuilt the rest.
+  const recorded = {
+    lead: await recordedModelUsage(env.client, team.teamId),
+    'parser-dev': await recordedModelUsage(env.client, devHandle.workflowId),
+    'test-writer': await recordedModelUsage(env.client, teammateWorkflowId(team.teamId, 'test-writer')),
+  };
+  expect(recorded['parser-dev'].calls).toBeGreaterThan(0);
+  const usage = await eventually(
+    () => team.usage(),
+    (u) => u.members.every((m) => JSON.stringify(m.total) === JSON.stringify(recorded[m.name as keyof typeof recorded])),
+  );
+  expect(usage.members.map((m) => m.name)).toEqual(['lead', 'parser-dev', 'test-writer']);
+  expect(dev.usage.total).toEqual(recorded['parser-dev']);
   await team.dispose();
   expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
 });

@@ -106,6 +106,16 @@ describe('Web UI current details', () => {
     );
   });
 
+  test("the Lead shows the Team's usage once a model call was recorded, with its cost when priced", () => {
+    const state = emptyLeadState('t', 8);
+    const total = { calls: 3, inputTokens: 1200, cacheReadTokens: 800, cacheWriteTokens: 0, outputTokens: 40, reasoningTokens: 0 };
+    expect(leadDetails(state, null, { total, costUsd: 0.01234 })).toBe(
+      '0 members active · tasks: none · admission open\n\nusage: 3 model calls · 1200 tokens in (800 from cache), 40 out · $0.0123',
+    );
+    expect(leadDetails(state, null, { total, costUsd: null })).toMatch(/40 out$/);
+    expect(leadDetails(state, null, { total: { ...total, calls: 0 }, costUsd: null })).toBe('0 members active · tasks: none · admission open');
+  });
+
   test('a live status inherited through a prototype is not a running member', () => {
     const state = spawned(emptyLeadState('t', 8), 'mate');
     expect(leadDetails({ ...state, liveStatus: Object.create({ mate: 'running' }) as LeadState['liveStatus'] }, null)).toBe(

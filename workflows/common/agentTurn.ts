@@ -14,6 +14,7 @@ import type { ConversationEntry } from '../../shared/contract';
 import type { ModelResponse, ModelUsage, ToolCall } from '../../shared/contract/model';
 import { MODEL_STEP, modelCallSummary, toolStep } from '../../shared/text/webUi';
 import { models, runWorkToolCall, type CheckoutActivities } from './agentActivities';
+import { countModelCall } from './usageMetrics';
 
 export interface SessionTurn {
   conversation: ConversationEntry[];
@@ -66,7 +67,10 @@ export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {
       t.onStep?.(MODEL_STEP);
       return models.callModel.executeWithOptions({ summary: modelCallSummary(t.name, t.turn, step++) }, [{ model: t.model, toolset: t.toolset, messages }]);
     },
-    ...(t.onModelUsage ? { onModelResponse: (response: ModelResponse) => t.onModelUsage?.(response.usage) } : {}),
+    onModelResponse: (response: ModelResponse) => {
+      countModelCall(t.role, t.model, response.usage);
+      t.onModelUsage?.(response.usage);
+    },
     dispatch: (call, opId) => {
       t.onStep?.(toolStep(call));
       return dispatchByName(t.toolset, call, opId, {

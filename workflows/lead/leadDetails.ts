@@ -4,6 +4,7 @@
  * step of a Lead turn; setCurrentDetails is not a command, so this changes no history.
  */
 import { leadDetails } from '../../shared/text/webUi';
+import { teamUsageView } from '../../shared/lead/usageView';
 import { CurrentDetails } from '../common/currentDetails';
 import type { LeadAgentState } from './agentState';
 import type { LeadRun } from './leadRun';
@@ -20,7 +21,8 @@ export class LeadDetails {
   refresh(): void {
     const { agent } = this;
     const activity = agent.enabled ? { status: agent.state.status, turn: agent.currentTurn ?? agent.state.turns, step: this.step } : null;
-    this.details.show(leadDetails(this.run.state, activity));
+    const usage = teamUsageView({ state: this.run.state, agent: agent.state, leadModel: agent.model, prices: agent.models?.prices });
+    this.details.show(leadDetails(this.run.state, activity, usage));
   }
 
   /** The step the Lead's running turn is at (runSessionTurn's onStep). */

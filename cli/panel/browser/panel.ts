@@ -34,8 +34,23 @@ interface View {
   tasks: TaskRow[];
   failure: { operation: string; caller: string; type: string; message: string; at: string } | null;
 }
+interface Totals {
+  calls: number;
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+}
+interface Usage {
+  members: { name: string; role: string; model: string | null; total: Totals; costUsd: number | null }[];
+  total: Totals;
+  costUsd: number | null;
+  unpriced: string[];
+}
 interface Frame {
   view: View | null;
+  usage: Usage | null;
   closed: boolean;
   unreachable: string | null;
 }
@@ -115,6 +130,7 @@ function renderFrame(frame: Frame): void {
       );
     }),
   );
+  if (frame.usage) renderUsage(frame.usage);
   const failure = byTestId('failure');
   failure.hidden = view.failure === null;
   if (view.failure) {
@@ -125,6 +141,18 @@ function renderFrame(frame: Frame): void {
       element('span', f.message, { 'data-testid': 'failure-message' }),
     );
   }
+}
+
+/** US dollars to the hundredth of a cent; empty without a price. */
+const dollars = (usd: number | null): string => (usd === null ? '' : `$${usd.toFixed(4)}`);
+const figures = (t: Totals): string[] => [t.calls, t.inputTokens, t.cacheReadTokens, t.cacheWriteTokens, t.outputTokens, t.reasoningTokens].map(String);
+
+function renderUsage(usage: Usage): void {
+  const unpriced = usage.unpriced.length > 0 ? ` (no price for: ${usage.unpriced.join(', ')})` : '';
+  fillTable('usage', [
+    ...usage.members.map((m) => row([m.name, m.role, m.model ?? 'default', ...figures(m.total), dollars(m.costUsd)], { 'data-name': m.name })),
+    row(['Team', '', '', ...figures(usage.total), `${dollars(usage.costUsd)}${unpriced}`], { 'data-total': 'true' }),
+  ]);
 }
 
 function teamPage(teamId: string): void {
