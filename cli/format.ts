@@ -6,6 +6,7 @@
  */
 import type { ConversationEntry, LeadAgentView, LiveStatus, TeamUsageView, UsageTotals } from '../shared/contract';
 import { TOKEN_KINDS } from '../shared/contract/usage';
+import { BUDGET_DIMENSIONS, type BudgetLimits } from '../shared/contract/budgets';
 import { own } from '../shared/util/own';
 import type { InboxMessage } from '../shared/team/inbox';
 import { terminalText } from '../shared/text/inertText';
@@ -52,6 +53,12 @@ export function formatUsage(usage: TeamUsageView): string {
   const unpriced = usage.unpriced.length > 0 ? ` (no price for: ${usage.unpriced.join(', ')})` : '';
   rows.push(['TEAM', '', '', ...figures(usage.total), `${dollars(usage.costUsd)}${unpriced}`]);
   return table(rows);
+}
+
+/** `calls 40, tokens 200000, cost $2.5000` (`no caps` for an empty one). */
+export function describeBudget(budget: BudgetLimits): string {
+  const caps = BUDGET_DIMENSIONS.filter((d) => budget[d] !== undefined).map((d) => (d === 'costUsd' ? `cost ${dollars(budget[d] ?? 0)}` : `${d} ${budget[d]}`));
+  return caps.length > 0 ? caps.join(', ') : 'no caps';
 }
 
 /** US dollars to the hundredth of a cent (a short turn costs less than a cent); `-` without a price. */

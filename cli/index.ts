@@ -22,6 +22,8 @@ import {
   type LeadAgentView,
   type ProfileName,
   type TeamModels,
+  type BudgetLimits,
+  parseBudgetText,
   parseDeploymentModels,
   resolveModel,
 } from '../shared/contract';
@@ -29,6 +31,7 @@ import type { JsonValue } from '../shared/contract/json';
 import { LEAD, OPERATOR, type TaskMutationResult, type TaskStatus } from '../shared/team';
 import { terminalJson, terminalText } from '../shared/text/inertText';
 import {
+  describeBudget,
   formatAgentView,
   formatConversation,
   formatEdge,
@@ -231,6 +234,15 @@ function deploymentModels(): TeamModels | undefined {
   }
 }
 
+/** A budget flag's value, or the typed InvalidBudget saying what to write. */
+function budgetFlag(text: string): BudgetLimits {
+  try {
+    return parseBudgetText(text);
+  } catch (error) {
+    throw failure('InvalidBudget', errorMessage(error));
+  }
+}
+
 /** `inheritFrom`: a fork, whose profile and cwd default to the source Lead's. */
 function describeAgent(agent: LeadAgentOptions | undefined, models: TeamModels | undefined, inheritFrom?: string): string {
   if (!agent) return 'operator-driven (no Lead agent)';
@@ -309,10 +321,16 @@ withAgentOptions(
     .command('start <teamId>')
     .description('start a Team: its Lead workflow, with the team id (root session id) as workflow id; with --prompt the Lead is an agent')
     .option('--task-queue <queue>', 'task queue of the workers', process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE)
-    .option('--max-members <n>', 'roster limit', (v) => Number.parseInt(v, 10)),
-).action(async (teamId: string, opts: AgentFlags & { taskQueue: string; maxMembers?: number }) => {
+    .option('--max-members <n>', 'roster limit', (v) => Number.parseInt(v, 10))
+    .option('--lead-budget <budget>', "the Lead agent's budget: calls=N,tokens=N,cost=USD,turns=N (any of them)")
+    .option('--member-budget <budget>', "each teammate's and subagent's budget, written the same way"),
+).action(async (teamId: string, opts: AgentFlags & { taskQueue: string; maxMembers?: number; leadBudget?: string; memberBudget?: string }) => {
   const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue', '--wait']);
   const models = deploymentModels();
+  const budgets = {
+    ...(opts.leadBudget !== undefined ? { lead: budgetFlag(opts.leadBudget) } : {}),
+    ...(opts.memberBudget !== undefined ? { member: budgetFlag(opts.memberBudget) } : {}),
+  };
   await withTeam(teamId, opts.wait ? 'wait' : 'change', async (team, options, target, answerBy) => {
     await TeamClient.start(team.client, {
       teamId,
@@ -320,6 +338,7 @@ withAgentOptions(
       ...(opts.maxMembers ? { maxMembers: opts.maxMembers } : {}),
       ...(agent ? { agent } : {}),
       ...(models ? { models } : {}),
+      ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
       deadlines: team.deadlines,
     });
     await announceStarted(team, options, target, opts, answerBy, { teamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
@@ -483,6 +502,21 @@ program
       // Usage is a column, not the roster's job: a worker too old to answer getTeamUsage leaves it empty.
       const [view, live, usage] = await Promise.all([team.view(), team.liveStatus(), team.usage().catch(() => null)]);
       print(options, { lead: view.lead, members: view.members, live, usage }, () => formatRoster(view, live, usage));
+    });
+  });
+
+program
+  .command('budget <teamId> <name> <budget>')
+  .description("replace a teammate's budget, or the Lead agent's (name lead): calls=N,tokens=N,cost=USD,turns=N; the operator may raise, the Lead only lower")
+  .action(async (teamId: string, name: string, text: string) => {
+    const budget = budgetFlag(text);
+    await withTeam(teamId, 'change', async (team, options) => {
+      const result = await team.setBudget(name, budget);
+      print(
+        options,
+        result,
+        () => `${name}'s budget is now ${describeBudget(result.budget)} (was ${result.previous ? describeBudget(result.previous) : 'none'})`,
+      );
     });
   });
 

@@ -196,6 +196,10 @@ export class TeamClient {
   promptLead(content: string, messageId: string = randomUUID(), options?: CallOptions): Promise<defs.InboxAcceptance> {
     return this.update(defs.promptLeadUpdate, { content, messageId }, messageId, options);
   }
+  /** Replaces a teammate's budget, or the Lead agent's ("lead"): the operator may set any, the Lead only lower one. */
+  setBudget(name: string, budget: defs.BudgetLimits, options?: CallOptions): Promise<defs.SetBudgetResult> {
+    return this.update(defs.setBudgetUpdate, { name, budget }, undefined, options);
+  }
 
   // Waits built on waitForEdge (client/answerWait.ts).
 

@@ -9,6 +9,7 @@ import * as defs from '../shared/contract';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../shared/contract/searchAttributes';
 import { leadContext, startMetadata } from '../shared/text/webUi';
 import { LEAD } from '../shared/team';
+import { unpricedBudget } from '../shared/agent/spend';
 import type { TeamDeadlines } from './deadlines';
 import { FORK_TOO_LARGE, NO_LEAD_AGENT, TEAM_ALREADY_STARTED, TEAM_NOT_FOUND } from './failures';
 import type { TeamCalls } from './teamCalls';
@@ -24,6 +25,8 @@ export interface StartTeamOptions {
   agent?: defs.LeadAgentOptions;
   /** The models the Team may use and its default, recorded in its start input (the CLI reads AGENT_TEAMS_MODELS); absent: any. */
   models?: defs.TeamModels;
+  /** Spend budgets: the Lead agent's own and each member's (docs/agent-runtime.md, "Budgets"); absent: none. */
+  budgets?: defs.TeamBudgets;
   /** The returned client's deadlines (and the start call's), over the defaults. */
   deadlines?: Partial<TeamDeadlines>;
 }
@@ -60,6 +63,8 @@ export async function startLeadWorkflow(calls: TeamCalls, options: StartTeamOpti
   // Refused here, before anything starts; the Lead refuses the same input from a raw start.
   const modelProblem = defs.modelNotAllowed(options.models, options.agent?.model);
   if (modelProblem) throw ApplicationFailure.create({ type: defs.MODEL_NOT_ALLOWED, message: `the Lead's ${modelProblem}`, nonRetryable: true });
+  const unpriced = options.agent ? unpricedBudget(options.budgets?.lead, defs.resolveModel(options.models, options.agent.model), options.models?.prices) : null;
+  if (unpriced) throw ApplicationFailure.create({ type: defs.BUDGET_UNPRICED, message: `the Lead's ${unpriced}`, nonRetryable: true });
   try {
     await calls.call('start', calls.team.deadlines.callMs, () =>
       client.workflow.start<defs.TeamLeadWorkflow>(defs.TEAM_LEAD_WORKFLOW_TYPE, {
@@ -74,6 +79,7 @@ export async function startLeadWorkflow(calls: TeamCalls, options: StartTeamOpti
             ...(options.agent !== undefined ? { agent: options.agent } : {}),
             ...(forkOf !== undefined ? { forkOf } : {}),
             ...(options.models !== undefined ? { models: options.models } : {}),
+            ...(options.budgets !== undefined ? { budgets: options.budgets } : {}),
           },
         ],
         typedSearchAttributes: [

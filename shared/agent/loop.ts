@@ -12,6 +12,7 @@ import type { ChatMessage, ModelResponse, ToolCall } from '../contract/model';
 import { fitPrompt } from './budget';
 import { assemblePrompt } from './prompt';
 import type { DispatchResult } from '../contract/activities';
+import type { BudgetExhaustion } from '../contract/budgets';
 
 export type { DispatchResult } from '../contract/activities';
 
@@ -35,6 +36,11 @@ export interface AgentTurnInput {
    * conversation here (Steer). Synchronous, so the take and the model call are one activation.
    */
   atStepBoundary?(): void;
+  /**
+   * Checked before every model call: a budget used up stops the turn there, before the step takes
+   * any message in (they stay in the inbox), with a note in the conversation.
+   */
+  spendCheck?(): BudgetExhaustion | null;
   callModel(messages: ChatMessage[]): Promise<ModelResponse>;
   /**
    * Told each model call's response as soon as it is back, before anything else of the step: the
@@ -51,6 +57,8 @@ export interface AgentTurnResult {
   stepLimitReached: boolean;
   /** Set when the turn stopped at a step boundary because shouldYield said so: resume at this step. */
   yieldedAtStep?: number;
+  /** Set when a budget stopped the turn before a model call. */
+  budgetExhausted?: BudgetExhaustion;
 }
 
 export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
@@ -60,6 +68,16 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
   for (let step = firstStep; step < maxSteps; step++) {
     // Between steps only: the model call and the tools of one step always complete together.
     if (step > firstStep && input.shouldYield?.()) return { reply: null, steps: step, receipts, stepLimitReached: false, yieldedAtStep: step };
+    const exhausted = input.spendCheck?.() ?? null;
+    if (exhausted) {
+      input.conversation.push({
+        role: 'system',
+        content: { event: 'budget exhausted', ...exhausted },
+        turn: input.turn,
+        ...(receipts.length > 0 ? { receipts } : {}),
+      });
+      return { reply: null, steps: step, receipts, stepLimitReached: false, budgetExhausted: exhausted };
+    }
     input.atStepBoundary?.();
     const prompt = fitPrompt(assemblePrompt({ system: input.system, conversation: input.conversation, teamId: input.teamId }));
     const response = await input.callModel(prompt);

@@ -29,3 +29,4 @@ export * from './reaper';
 export * from './workflowInputs';
 export * from './modelNames';
 export * from './usage';
+export * from './budgets';

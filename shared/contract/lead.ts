@@ -28,12 +28,14 @@ import type {
   promptRequestSchema,
   readTaskRequestSchema,
   sendEnvelopeSchema,
+  setBudgetRequestSchema,
   spawnRequestSchema,
   waitRequestSchema,
 } from './requests';
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView } from './agent';
 import type { TeamModels } from './modelNames';
 import type { TeamUsageView, UsageTotals } from './usage';
+import type { BudgetExhaustion, BudgetLimits, TeamBudgets } from './budgets';
 import type { EdgeKind, LiveStatus } from './vocabulary';
 
 /**
@@ -109,6 +111,21 @@ export type WaitResult = { woke: 'edge'; edge: TeamEdge } | { woke: 'timeout' } 
 /** Blocks until the next roster, mailbox, task or status edge after the call began, or the timeout. */
 export const waitForEdgeUpdate = defineUpdate<WaitResult, [WaitForEdgeRequest]>('waitForEdge');
 
+export type SetBudgetRequest = z.input<typeof setBudgetRequestSchema>;
+export interface SetBudgetResult {
+  name: string;
+  /** The limits now in force. */
+  budget: BudgetLimits;
+  /** The limits before (the Team's default until a setBudget replaced them); null: none. */
+  previous: BudgetLimits | null;
+}
+/**
+ * Replaces a teammate's budget, or the Lead agent's own ("lead"). The operator may set any budget;
+ * the Lead may only lower one (no cap higher, none removed), its own included; teammates may not.
+ * A member its budget stopped goes on with its waiting mail once the new budget allows.
+ */
+export const setBudgetUpdate = defineUpdate<SetBudgetResult, [SetBudgetRequest]>('setBudget');
+
 /** Lead-only: takes the messages waiting in the Lead's own inbox (teammates' sends to "lead"). */
 export const readLeadInboxUpdate = defineUpdate<InboxMessage[], [Attributed]>('readLeadInbox');
 
@@ -126,6 +143,8 @@ export interface MemberStatusReport {
   settled?: number;
   /** What the member's recorded model calls used so far (its whole life, across runs): the Lead keeps the newest for the Team's totals. */
   usage?: UsageTotals;
+  /** Sent once when the member stopped because a budget ran out: the Lead tells the Lead agent. */
+  exhausted?: BudgetExhaustion;
 }
 export interface EdgeWatch {
   /** The watching teammate (signals carry no authenticated sender; the Lead ignores non-members). */
@@ -246,6 +265,12 @@ export interface TeamLeadInput {
    * started before the list existed keep that meaning).
    */
   models?: TeamModels;
+  /**
+   * Spend budgets (docs/agent-runtime.md, "Budgets"): the Lead agent's own, and the one each
+   * teammate and subagent runs under. A member that uses one up stops with BudgetExhausted and the
+   * Lead is told. A cost budget needs the model priced in `models.prices` (else BudgetUnpriced).
+   */
+  budgets?: TeamBudgets;
   /**
    * Start this root as a fork of another root's conversation. The fork is a new root (a new Team):
    * it keeps the ancestor's completed turns but excludes records of the ancestor's Team.

@@ -32,6 +32,8 @@ export const TEAM_REJECTION_TYPES = [
   'InboxFull',
   'AgentNotEnabled',
   'ModelNotAllowed',
+  'BudgetUnpriced',
+  'OperatorOnly',
 ] as const;
 
 export type TeamRejectionType = (typeof TEAM_REJECTION_TYPES)[number];

@@ -5,6 +5,7 @@
  * (without `caller`, and `messageId`, which the runtime supplies). Strict: unknown keys are errors.
  * Pure: bundled into workflow code.
  */
+import { budgetLimitsSchema } from './budgets';
 import { z } from 'zod';
 import { MAX_ID_LENGTH } from './limits';
 import { memberNameSchema } from './taskCommands';
@@ -47,6 +48,8 @@ export const spawnRequestSchema = z.strictObject({
 export const sendEnvelopeSchema = z.strictObject({ caller, to: memberNameSchema, content: z.unknown(), messageId: messageId.optional() });
 export const promptRequestSchema = z.strictObject({ caller, content: z.string().trim().min(1).max(MAX_PROMPT_LENGTH), messageId: messageId.optional() });
 export const interruptRequestSchema = z.strictObject({ caller, name: memberNameSchema });
+/** `name`: a teammate, or "lead" for the Lead agent's own budget; `budget` replaces its limits (an absent cap is no cap). */
+export const setBudgetRequestSchema = z.strictObject({ caller, name: memberNameSchema, budget: budgetLimitsSchema });
 export const waitRequestSchema = z.strictObject({
   caller,
   timeoutMs: z.number().int().min(1).max(MAX_WAIT_MS),

@@ -8,12 +8,15 @@ import type { InboxMessage, TeamEdge } from './team';
 import type { ConversationEntry } from './agent';
 import type { LiveStatus, MemberContext } from './vocabulary';
 import type { MemberUsage } from './usage';
+import type { BudgetExhaustion, MemberBudget } from './budgets';
 
 /** Lead → teammate: the edge a watch was waiting for. */
 export const edgeNotificationSignal = defineSignal<[{ waitId: string; edge: TeamEdge }]>('edgeNotification');
 
 /** Into a teammate's inbox. Recorded once per message id. */
 export const deliverMessageSignal = defineSignal<[InboxMessage]>('deliverMessage');
+/** Lead → teammate: the budget it runs under from now on (setBudget); it goes on with waiting mail once the budget allows. */
+export const budgetChangedSignal = defineSignal<[MemberBudget]>('budgetChanged');
 /** Lead → teammate: cancel the current turn (if any). */
 export const interruptTurnSignal = defineSignal<[{ requestedBy: string }]>('interruptTurn');
 export const getTeammateStateQuery = defineQuery<TeammateStateView>('getTeammateState');
@@ -42,6 +45,8 @@ export interface TeammateInput {
   checkoutTaskQueue?: string;
   /** Turns per run before continuing as new (bounds history growth); default 500. */
   maxTurnsPerRun?: number;
+  /** The budget it runs under (the Team's member budget, with its model's price); absent: none. */
+  budget?: MemberBudget;
 }
 
 export interface TeammateStateView {
@@ -60,6 +65,10 @@ export interface TeammateStateView {
   settled: number;
   /** What its recorded model calls used, in all and in its current or last turn (docs/agent-runtime.md). */
   usage: MemberUsage;
+  /** The budget it runs under now (its input's, or the latest setBudget's); absent: none. */
+  budget?: MemberBudget;
+  /** Present while a used-up budget keeps it from its next turn (its mail waits): which, used and limit. */
+  budgetStop?: BudgetExhaustion;
   /** Signals this run ignored, by reason. */
   ignoredSignals: IgnoredSignals;
   /** Events in the current run's history, and whether the server suggests continuing as new. */

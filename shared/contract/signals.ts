@@ -8,6 +8,7 @@ import { MAX_ID_LENGTH } from './limits';
 import { MAX_MEMBER_NAME_LENGTH } from './callers';
 import { EDGE_KINDS, liveStatusSchema } from './vocabulary';
 import { usageTotalsSchema } from './usage';
+import { BUDGET_DIMENSIONS, BUDGET_EXHAUSTED } from './budgets';
 
 const name = z.string().min(1).max(MAX_MEMBER_NAME_LENGTH);
 const id = z.string().min(1).max(MAX_ID_LENGTH);
@@ -21,6 +22,9 @@ export const memberStatusReportSchema = z.object({
   consumed: count.optional(),
   settled: count.optional(),
   usage: usageTotalsSchema.optional(),
+  exhausted: z
+    .strictObject({ type: z.literal(BUDGET_EXHAUSTED), budget: z.enum(BUDGET_DIMENSIONS), used: z.number().min(0), limit: z.number().min(0) })
+    .optional(),
 });
 export const edgeWatchSchema = z.object({ name, waitId: id, kinds: kinds.optional() });
 export const edgeUnwatchSchema = z.object({ name, waitId: id });

@@ -97,6 +97,7 @@ export const LEAD_UPDATES: readonly LeadUpdateDescriptor[] = [
   describe(lead.interruptTeammateUpdate, teamCall({ idempotent: false, readOnly: false, who: 'lead' })),
   describe(lead.waitForEdgeUpdate, teamCall({ idempotent: false, readOnly: true, deadline: 'wait', who: 'anyone' })),
   describe(lead.promptLeadUpdate, teamCall({ idempotent: true, readOnly: false, who: 'lead' })),
+  describe(lead.setBudgetUpdate, teamCall({ idempotent: true, readOnly: false, who: 'lead' })),
 ];
 
 const byName: ReadonlyMap<string, LeadUpdateDescriptor> = new Map(LEAD_UPDATES.map((d) => [d.definition.name, d]));

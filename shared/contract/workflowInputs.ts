@@ -14,6 +14,7 @@ import { MAX_ID_LENGTH, MAX_TEAM_ID_LENGTH } from './limits';
 import type { TeammateInput } from './session';
 import { memberContextSchema, modelNameSchema } from './vocabulary';
 import { teamModelsSchema } from './modelNames';
+import { memberBudgetSchema, teamBudgetsSchema } from './budgets';
 
 /** The largest roster a Lead may be started with (each member adds a child and its status to the carried state). */
 export const MAX_ROSTER_SIZE = 32;
@@ -54,6 +55,7 @@ export const teamLeadInputFields = {
     .optional(),
   forkOf: z.object({ teamId: teamIdSchema, conversation: conversationSchema }).optional(),
   models: teamModelsSchema.optional(),
+  budgets: teamBudgetsSchema.optional(),
 };
 export const teamLeadInputSchema = z.object(teamLeadInputFields);
 
@@ -75,6 +77,7 @@ export const teammateInputFields = {
   cwd: directory.optional(),
   checkoutTaskQueue: taskQueue.optional(),
   maxTurnsPerRun: z.number().int().min(1).max(MAX_TURNS_PER_RUN).optional(),
+  budget: memberBudgetSchema.optional(),
 };
 export const teammateInputSchema = z.object(teammateInputFields);
 

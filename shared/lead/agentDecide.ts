@@ -12,13 +12,15 @@ import { own } from '../util/own';
 import { LEAD } from '../team';
 import type { LeadAgentEvent } from './agentEvents';
 import type { CarriedLeadAgent, SubagentRecord } from './carried';
-import { MODEL_NOT_ALLOWED, modelNotAllowed, type TeamModels } from '../contract/modelNames';
+import { MODEL_NOT_ALLOWED, modelNotAllowed, resolveModel, type TeamModels } from '../contract/modelNames';
+import { BUDGET_EXHAUSTED, BUDGET_UNPRICED, type BudgetExhaustion, type BudgetLimits } from '../contract/budgets';
+import { exhaustionText, unpricedBudget } from '../agent/spend';
 import type { ModelUsage } from '../contract/model';
 import { callUsage } from '../agent/usage';
 
 const NO_MODEL = { models: undefined, requested: null, inherited: null };
 
-export type LeadAgentRejectionType = 'TooManySubagents' | 'UnknownAgent' | typeof MODEL_NOT_ALLOWED;
+export type LeadAgentRejectionType = 'TooManySubagents' | 'UnknownAgent' | typeof MODEL_NOT_ALLOWED | typeof BUDGET_UNPRICED;
 export interface LeadAgentRejection {
   type: LeadAgentRejectionType;
   message: string;
@@ -85,6 +87,14 @@ export function decideAnswer(state: CarriedLeadAgent, openTasks: readonly number
   return [{ type: 'answered', finalAnswer: lastReply(state.conversation), openTasks: [...openTasks] }];
 }
 
+/** A budget stopped the Lead's turn: its final answer says which, with the tasks still open. */
+export function decideBudgetAnswer(_state: CarriedLeadAgent, exhausted: BudgetExhaustion, openTasks: readonly number[]): LeadAgentEvent[] {
+  const finalAnswer =
+    `${BUDGET_EXHAUSTED}: ${exhaustionText('the Lead', exhausted)}. ` +
+    'The Lead stopped before its next model call; the operator can raise its budget (setBudget) for it to go on.';
+  return [{ type: 'answered', finalAnswer, openTasks: [...openTasks] }];
+}
+
 /** A work tool reported the session's directory after it ran (bash's `cd`). */
 export function decideCwd(state: CarriedLeadAgent, cwd: string): LeadAgentEvent[] {
   return state.cwd === cwd ? [] : [{ type: 'cwdChanged', cwd }];
@@ -108,10 +118,12 @@ export function subagentId(teamId: string, n: number): string {
 export function decideOpenSubagent(
   state: CarriedLeadAgent,
   teamId: string,
-  model: { models: TeamModels | undefined; requested: string | null; inherited: string | null } = NO_MODEL,
+  model: { models: TeamModels | undefined; requested: string | null; inherited: string | null; budget?: BudgetLimits | undefined } = NO_MODEL,
 ): LeadAgentDecision {
   const modelProblem = modelNotAllowed(model.models, model.requested);
   if (modelProblem) return refuse(MODEL_NOT_ALLOWED, `a subagent's ${modelProblem}`);
+  const unpriced = unpricedBudget(model.budget, resolveModel(model.models, model.requested, model.inherited), model.models?.prices);
+  if (unpriced) return refuse(BUDGET_UNPRICED, `a subagent's ${unpriced}`);
   const entries = Object.entries(state.subagents);
   const pruned: LeadAgentEvent[] = [];
   if (entries.length >= MAX_SUBAGENTS) {

@@ -73,6 +73,8 @@ export function applyLead(state: LeadState, event: LeadEvent, at: string): LeadS
     }
     case 'updateRemembered':
       return { ...state, recentUpdates: remember(state.recentUpdates, event.updateId, event.result) };
+    case 'budgetSet':
+      return { ...state, budgetOverrides: { ...state.budgetOverrides, [event.name]: event.limits } };
     case 'operationRejected':
       return { ...state, lastFailure: event.failure, edges: recordEdge(state.edges, 'failure', `${event.failure.operation}:${event.failure.type}`, at) };
     default: {

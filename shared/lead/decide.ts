@@ -6,6 +6,8 @@
  * refused.
  */
 import { modelNotAllowed, resolveModel, type TeamModels } from '../contract/modelNames';
+import type { BudgetExhaustion, BudgetLimits } from '../contract/budgets';
+import { exhaustionText, unpricedBudget } from '../agent/spend';
 import { own } from '../util/own';
 import type { LiveStatus, UsageTotals } from '../contract';
 import type { InboxMessage } from '../team/inbox';
@@ -64,10 +66,12 @@ export function decideSpawnTeammate(
   state: LeadState,
   request: SpawnRequest,
   now: string,
-  models?: { list: TeamModels | undefined; leadModel: string | null | undefined },
+  models?: { list: TeamModels | undefined; leadModel: string | null | undefined; memberBudget?: BudgetLimits | undefined },
 ): LeadDecision {
   const modelProblem = modelNotAllowed(models?.list, request.model);
   if (modelProblem) return refuse('ModelNotAllowed', `the teammate's ${modelProblem}`);
+  const unpriced = unpricedBudget(models?.memberBudget, resolveModel(models?.list, request.model, models?.leadModel), models?.list?.prices);
+  if (unpriced) return refuse('BudgetUnpriced', `the teammate's ${unpriced}`);
   const model = models?.list ? resolveModel(models.list, request.model, models.leadModel) : request.model;
   return fromTeam(decideSpawn(state.team, { name: request.name, context: request.context, model }, { caller: request.caller, now }));
 }
@@ -152,10 +156,41 @@ export function decidePrompt(state: LeadState, request: PromptRequest, agentEnab
 
 export function decideStatusReport(
   state: LeadState,
-  report: { name: string; status: LiveStatus; consumed?: number | undefined; settled?: number | undefined; usage?: UsageTotals | undefined },
+  report: {
+    name: string;
+    status: LiveStatus;
+    turn?: number;
+    consumed?: number | undefined;
+    settled?: number | undefined;
+    usage?: UsageTotals | undefined;
+    exhausted?: BudgetExhaustion | undefined;
+  },
+  now = '',
 ): SignalDecision {
   if (!own(state.team.members, report.name)) return { ok: false, ignored: 'nonMember' };
-  return { ok: true, events: [{ type: 'memberStatusReported', ...report }] };
+  const { exhausted, ...status } = report;
+  const told = exhausted ? receiveForLead(budgetNote(state.team.teamId, report.name, report.turn ?? 0, exhausted, now)) : [];
+  return { ok: true, events: [{ type: 'memberStatusReported', ...status }, ...told] };
+}
+
+/** The runtime's word to the Lead that a budget stopped a teammate (the member reports it once per stop). */
+function budgetNote(teamId: string, name: string, turn: number, exhausted: BudgetExhaustion, now: string): InboxMessage {
+  return {
+    messageId: `${teamId}/lead/budget-${name}-${turn}-${exhausted.budget}`,
+    from: LEAD,
+    content: {
+      event: 'teammate stopped by its budget',
+      teammate: name,
+      type: exhausted.type,
+      budget: exhausted.budget,
+      used: exhausted.used,
+      limit: exhausted.limit,
+      hint:
+        `${exhaustionText(name, exhausted)}; it keeps its mail, tasks and conversation. ` +
+        'Reassign its tasks or wrap up; only the operator can raise a budget',
+    },
+    sentAt: now,
+  };
 }
 
 /**

@@ -2,7 +2,7 @@
  * The closed union of everything that changes the Lead's state: the Team's own events (roster and
  * board, shared/team/events.ts) and the Lead's mailbox, delivery, status, watch and memory events.
  */
-import type { LiveStatus, UsageTotals } from '../contract';
+import type { BudgetLimits, LiveStatus, UsageTotals } from '../contract';
 import type { InboxMessage } from '../team/inbox';
 import type { OperationFailure } from './state';
 import type { TeamEvent } from '../team';
@@ -36,6 +36,8 @@ export type LeadEvent =
   | { type: 'watchRegistered'; name: string; waitId: string; kinds: EdgeKind[] }
   | { type: 'watchCleared'; name: string }
   | { type: 'updateRemembered'; updateId: string; result: unknown }
+  /** setBudget: the limits `name` (a teammate, or "lead") runs under from now on. */
+  | { type: 'budgetSet'; name: string; limits: BudgetLimits }
   /** A caller reported that the Lead refused one of its operations: shown beside the unchanged state. */
   | { type: 'operationRejected'; failure: OperationFailure };
 

@@ -9,3 +9,4 @@ export * from './agentEvents';
 export * from './agentApply';
 export * from './agentDecide';
 export * from './effects';
+export * from './budgetDecide';

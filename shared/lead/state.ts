@@ -4,7 +4,7 @@
  * watches, and the Updates it remembers for retries. It changes only through `applyLead`
  * (apply.ts) and is carried across continue-as-new as it is.
  */
-import type { LiveStatus, UsageTotals } from '../contract';
+import type { BudgetLimits, LiveStatus, UsageTotals } from '../contract';
 import type { InboxState } from '../team/inbox';
 import { emptyInbox } from '../team/inbox';
 import type { LegacyMailbox, TeamState } from '../team';
@@ -64,6 +64,8 @@ export interface LeadState {
   lastFailure: OperationFailure | null;
   /** Per teammate: what its model calls used, as its latest status report said (members report after every turn). */
   memberUsage: Record<string, UsageTotals>;
+  /** Budgets setBudget replaced, by name ("lead" for the Lead agent's): they override the Team's. */
+  budgetOverrides: Record<string, BudgetLimits>;
 }
 
 export function emptyLeadState(teamId: string, maxMembers: number | undefined, legacyMailbox?: unknown[]): LeadState {
@@ -82,6 +84,7 @@ export function emptyLeadState(teamId: string, maxMembers: number | undefined, l
     watchers: {},
     lastFailure: null,
     memberUsage: {},
+    budgetOverrides: {},
   };
 }
 
@@ -95,12 +98,13 @@ export type CarriedLeadStateV1 = Omit<LeadState, 'team' | 'delivered' | 'consume
 } & Partial<Pick<LeadState, 'delivered' | 'consumed' | 'settled' | 'unsettledBytes' | 'watchers'>>;
 
 /** A carried state written before `lastFailure` or `memberUsage` existed. */
-export type CarriedLeadStateV2 = Omit<LeadState, 'lastFailure' | 'memberUsage'> & Partial<Pick<LeadState, 'lastFailure' | 'memberUsage'>>;
+export type CarriedLeadStateV2 = Omit<LeadState, 'lastFailure' | 'memberUsage' | 'budgetOverrides'> &
+  Partial<Pick<LeadState, 'lastFailure' | 'memberUsage' | 'budgetOverrides'>>;
 
 export function upgradeCarriedLeadState(carried: CarriedLeadStateV2 | CarriedLeadStateV1): LeadState {
   if ('team' in carried) {
-    if (carried.lastFailure !== undefined && carried.memberUsage !== undefined) return carried as LeadState;
-    return { ...carried, lastFailure: carried.lastFailure ?? null, memberUsage: carried.memberUsage ?? {} };
+    if (carried.lastFailure !== undefined && carried.memberUsage !== undefined && carried.budgetOverrides !== undefined) return carried as LeadState;
+    return { ...carried, lastFailure: carried.lastFailure ?? null, memberUsage: carried.memberUsage ?? {}, budgetOverrides: carried.budgetOverrides ?? {} };
   }
   const { state, ...rest } = carried;
   return {
@@ -113,5 +117,6 @@ export function upgradeCarriedLeadState(carried: CarriedLeadStateV2 | CarriedLea
     watchers: rest.watchers ?? {},
     lastFailure: null,
     memberUsage: {},
+    budgetOverrides: {},
   };
 }

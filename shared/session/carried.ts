@@ -5,6 +5,7 @@
 import type { ConversationEntry, TeammateInput } from '../contract';
 import type { InboxState } from '../team/inbox';
 import type { MemberUsage } from '../contract/usage';
+import type { MemberBudget } from '../contract/budgets';
 
 export interface CarriedTeammateState {
   inbox: InboxState;
@@ -18,6 +19,10 @@ export interface CarriedTeammateState {
   settled?: number;
   /** What its recorded model calls used (absent in runs carried before usage was kept: none). */
   usage?: MemberUsage;
+  /** Whether the Lead was told that a budget stopped it. */
+  exhaustionReported?: boolean;
+  /** The budget the Lead's latest setBudget gave it (over its input's). */
+  budget?: MemberBudget;
 }
 
 /**

@@ -167,11 +167,12 @@ const UPDATE_NAMES = [
   'waitForEdge',
   'readLeadInbox',
   'promptLead',
+  'setBudget',
   'disposeTeam',
 ] as const;
 type UpdateName = (typeof UPDATE_NAMES)[number];
 const LEAD_SIGNALS = ['reportMemberStatus', 'watchEdges', 'unwatchEdges', 'subagentAnswer', 'completionNudge'] as const;
-const TEAMMATE_SIGNALS = ['deliverMessage', 'interruptTurn', 'edgeNotification'] as const;
+const TEAMMATE_SIGNALS = ['deliverMessage', 'interruptTurn', 'edgeNotification', 'budgetChanged'] as const;
 
 interface TeamViewLike {
   teamId: string;
@@ -684,6 +685,35 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
       },
       maxima: [],
     },
+    setBudget: {
+      spec: {
+        base: { caller: 'lead', name: MATE, budget: { tokens: 1e12 } },
+        fields: {
+          name: { specific: fc.constantFrom(H('"lead"', 'lead'), H('"ghost"', 'ghost'), ...PROTO_NAMES.map((n) => H(JSON.stringify(n), n))) },
+          budget: {
+            specific: fc.constantFrom(
+              H('{}', {}),
+              H('calls 0', { calls: 0 }),
+              H('calls 1.5', { calls: 1.5 }),
+              H('cost -1', { costUsd: -1 }),
+              H('unknown cap', { minutes: 5 }),
+              H('own __proto__ keys', protoKeyObject()),
+              H('2**53+2 tokens', { tokens: 2 ** 53 + 2 }),
+            ),
+          },
+        },
+      },
+      maxima: [],
+      // A valid small cap would stop the mate the other probes rely on: keep every accepted cap huge.
+      guard: (argument) => {
+        const budget: unknown = Object.getOwnPropertyDescriptor(argument, 'budget')?.value;
+        if (typeof budget !== 'object' || budget === null) return;
+        for (const cap of ['calls', 'tokens', 'costUsd', 'turns']) {
+          const value: unknown = Object.getOwnPropertyDescriptor(budget, cap)?.value;
+          if (typeof value === 'number' && value > 0 && value < 1e9) defineOwn(budget as Record<string, unknown>, cap, 1e12);
+        }
+      },
+    },
     disposeTeam: {
       spec: { base: { caller: MATE }, fields: {} },
       maxima: [],
@@ -851,6 +881,20 @@ const SIGNAL_BASES = (teamId: string): Record<string, PayloadSpec> => {
         status: { specific: fc.constantFrom(...['starting', 'running', 'idle', 'exited', 'bogus', 'IDLE'].map((s) => H(JSON.stringify(s), s))) },
         turn: {},
         consumed: { specific: fc.constantFrom(H('2**53+2', 2 ** 53 + 2), H('-5', -5)) },
+        usage: {
+          specific: fc.constantFrom(
+            H('calls only', { calls: 3 }),
+            H('tokens 2**53+2', { calls: 1, inputTokens: 2 ** 53 + 2, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }),
+            H('huge', hugeString()),
+          ),
+        },
+        exhausted: {
+          specific: fc.constantFrom(
+            H('a real stop', { type: 'BudgetExhausted', budget: 'calls', used: 3, limit: 3 }),
+            H('unknown budget', { type: 'BudgetExhausted', budget: 'minutes', used: 3, limit: 3 }),
+            H('own __proto__ keys', protoKeyObject()),
+          ),
+        },
       },
     },
     watchEdges: { base: { name: MATE, waitId: 'w1', kinds: ['task'] }, fields: { name, waitId, kinds } },
@@ -882,6 +926,16 @@ const SIGNAL_BASES = (teamId: string): Record<string, PayloadSpec> => {
       },
     },
     interruptTurn: { base: { requestedBy: 'lead' }, fields: { requestedBy: name } },
+    // Only the Lead sends it, but anyone can: malformed ones are ignored, and no accepted one may stop the mate.
+    budgetChanged: {
+      base: { limits: { tokens: 1e12 } },
+      fields: {
+        limits: {
+          specific: fc.constantFrom(H('null', null), H('calls -1', { calls: -1 }), H('unknown cap', { minutes: 1 }), H('own __proto__ keys', protoKeyObject())),
+        },
+        price: { specific: fc.constantFrom(H('negative', { input: -1, output: 1 }), H('string', 'free'), H('huge', hugeString())) },
+      },
+    },
     edgeNotification: {
       base: { waitId: 'w1', edge: { seq: 1, kind: 'task', subject: 'taskCreated', at } },
       fields: {

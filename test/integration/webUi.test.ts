@@ -130,7 +130,10 @@ describe('the Temporal Web UI as a Team dashboard', () => {
 
     // Current details: the Lead's roster and board summary, the member's status.
     // (The Lead took more turns than its prompt's: parser-dev's message and the open task start more.)
-    expect(await currentDetails(lead)).toMatch(/^1 member active · tasks: 1 pending · admission open\n\nlead: answered · \d+ turns so far$/);
+    // The Team's usage follows once a model call was recorded (the scripted model reports an estimate).
+    expect(await currentDetails(lead)).toMatch(
+      /^1 member active · tasks: 1 pending · admission open\n\nlead: answered · \d+ turns so far\n\nusage: \d+ model calls · \d+ tokens in \(0 from cache\), \d+ out$/,
+    );
     expect(await currentDetails(mate)).toBe('idle · 1 turn so far');
 
     // Activity summaries: model calls by member, turn and step; tools by member and a short command prefix.

@@ -62,6 +62,7 @@ const EVERY_EVENT: Record<LeadEventType, { event: LeadEvent; view: Expectation; 
   watchRegistered: { event: { type: 'watchRegistered', name: 'mate', waitId: 'w', kinds: ['task'] }, view: 'keeps' },
   watchCleared: { event: { type: 'watchCleared', name: 'mate' }, view: 'keeps' },
   updateRemembered: { event: { type: 'updateRemembered', updateId: 'u', result: { ok: true } }, view: 'keeps' },
+  budgetSet: { event: { type: 'budgetSet', name: 'mate', limits: { calls: 3 } }, view: 'keeps' },
   operationRejected: {
     event: { type: 'operationRejected', failure: { operation: 'claimTask', caller: 'mate', type: 'TaskRevisionConflict', message: 'stale', at: NOW } },
     view: 'publishes',

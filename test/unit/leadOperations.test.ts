@@ -9,6 +9,7 @@ import type { LeadContext } from '../../workflows/lead/context';
 import { LeadRun } from '../../workflows/lead/leadRun';
 import { createMailbox } from '../../workflows/lead/mailbox';
 import { createLeadOperations } from '../../workflows/lead/operations';
+import { createBudgets } from '../../workflows/lead/budgets';
 import { createRoster } from '../../workflows/lead/roster';
 
 const NOW = '2026-11-30T00:00:00.000Z';
@@ -37,7 +38,7 @@ function table() {
   const roster = createRoster(ctx);
   return {
     run,
-    operations: createLeadOperations(ctx, roster, createMailbox(ctx, roster), {
+    operations: createLeadOperations(ctx, roster, createMailbox(ctx, roster), createBudgets(ctx, undefined), {
       agentEnabled: false,
       cancelTurn: () => undefined,
       stopSubagents: () => Promise.resolve(),
@@ -75,6 +76,7 @@ test('board operations stay open while a run winds down; everything else but dis
     interruptTeammate: 'team',
     waitForEdge: 'team',
     promptLead: 'team',
+    setBudget: 'team',
     disposeTeam: 'never',
   });
 });

@@ -15,6 +15,7 @@ import type { ModelResponse, ModelUsage, ToolCall } from '../../shared/contract/
 import { MODEL_STEP, modelCallSummary, toolStep } from '../../shared/text/webUi';
 import { models, runWorkToolCall, type CheckoutActivities } from './agentActivities';
 import { countModelCall } from './usageMetrics';
+import type { BudgetExhaustion } from '../../shared/contract/budgets';
 
 export interface SessionTurn {
   conversation: ConversationEntry[];
@@ -36,6 +37,8 @@ export interface SessionTurn {
   shouldYield?: () => boolean;
   /** The session's inbox as Steer sees it: whether anything is pending, and taking it into the running turn's conversation. */
   steer: { hasPending(): boolean; take(): void };
+  /** Checked before each model call (the session's budget): a used-up budget ends the turn there. */
+  spendCheck?: () => BudgetExhaustion | null;
   /** Told each model call's usage (undefined: the provider reported none), synchronously as its result is taken. */
   onModelUsage?: (usage: ModelUsage | undefined) => void;
   /** Told the step the turn is at (`calling model`, `bash: npm test`), for the workflow's current details. */
@@ -63,6 +66,7 @@ export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {
     },
     system: `${policyOf(t.toolset)}\n\n${identityText({ teamId: t.teamId, name: t.name, role: t.role, cwd: t.session.cwd })}`,
     opIdPrefix: t.opIdPrefix,
+    ...(t.spendCheck ? { spendCheck: t.spendCheck } : {}),
     callModel: (messages) => {
       t.onStep?.(MODEL_STEP);
       return models.callModel.executeWithOptions({ summary: modelCallSummary(t.name, t.turn, step++) }, [{ model: t.model, toolset: t.toolset, messages }]);

@@ -14,7 +14,9 @@ import { MAX_MESSAGE_BYTES, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared
 import { jsonProblem } from '../../shared/contract/json';
 import { deliveryProblem } from '../../shared/session/delivery';
 import { errorMessage } from '../../shared/util/errors';
-import { MODEL_NOT_ALLOWED, modelNotAllowed } from '../../shared/contract/modelNames';
+import { MODEL_NOT_ALLOWED, modelNotAllowed, resolveModel } from '../../shared/contract/modelNames';
+import { BUDGET_UNPRICED, memberBudgetSchema } from '../../shared/contract/budgets';
+import { unpricedBudget } from '../../shared/agent/spend';
 import { memberUsageSchema, usageTotalsSchema } from '../../shared/contract/usage';
 import { MAX_ROSTER_SIZE, conversationSchema, teamIdSchema, teamLeadInputFields, teammateInputFields } from '../../shared/contract/workflowInputs';
 
@@ -96,6 +98,8 @@ function checkLeadInput(input: unknown, workflowId: string): LeadRunInput {
       nonRetryable: true,
     });
   }
+  const unpriced = lead.agent ? unpricedBudget(lead.budgets?.lead, resolveModel(lead.models, lead.agent.model), lead.models?.prices) : null;
+  if (unpriced) throw ApplicationFailure.create({ type: BUDGET_UNPRICED, message: `the Lead's ${unpriced}; start the Team again`, nonRetryable: true });
   if (lead.forkOf && conversationProblem(lead.forkOf.conversation))
     throw invalid('teamLead', `forkOf.conversation: ${conversationProblem(lead.forkOf.conversation)}`);
   if (lead.forkOf && jsonBytes(lead.forkOf.conversation) > CARRIED_CONVERSATION_BUDGET) {
@@ -117,6 +121,8 @@ const sessionInputSchema = z.object({
       cwd: z.string().max(1_000).optional(),
       settled: count.optional(),
       usage: memberUsageSchema.optional(),
+      exhaustionReported: z.boolean().optional(),
+      budget: memberBudgetSchema.optional(),
     })
     .optional(),
 });

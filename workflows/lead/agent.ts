@@ -18,7 +18,9 @@ import {
   REQUIRED_WORK_WAIT_MS,
   busyMembers,
   decideAnswer,
+  decideBudgetAnswer,
   decideModelCall,
+  openTaskIds,
   decideNudge,
   decideResume,
   decideStartTurn,
@@ -41,6 +43,9 @@ import type { LeadOperations } from './operations';
 import { LeadSubagents } from './subagents';
 import { keepSearchAttribute } from '../common/searchAttributes';
 import { AGENT_TEAM_STATUS } from '../../shared/contract/searchAttributes';
+import { spendExhaustion } from '../../shared/agent/spend';
+import { NO_USAGE } from '../../shared/agent/usage';
+import type { BudgetExhaustion, MemberBudget } from '../../shared/contract/budgets';
 
 /** A Lead run that starts with a finished turn's reply not yet acted on acts on it (see LeadAgentRunner.run). */
 export const REPLY_ACROSS_ROLLOVER_PATCH = 'reply-across-rollover-v1';
@@ -63,6 +68,8 @@ export interface LeadAgentDeps {
   stopChild(workflowId: string): Promise<void>;
   /** Told the step the Lead's turn is at, for the workflow's current details. */
   onStep(step: string): void;
+  /** The Lead agent's budget as of now (setBudget may replace it); undefined: none. */
+  budget(): MemberBudget | undefined;
 }
 
 export class LeadAgentRunner {
@@ -107,7 +114,13 @@ export class LeadAgentRunner {
   }
 
   /** One turn over the Lead's inbox, or the rest of a turn the previous run yielded. */
-  private async turn(resume: ResumeTurn | null): Promise<'done' | 'failed' | 'yielded'> {
+  /** The Lead's own budget, when it stops it from beginning another turn. */
+  private budgetStop(): BudgetExhaustion | null {
+    const { agent } = this.deps;
+    return spendExhaustion(this.deps.budget(), agent.state.usage?.total ?? NO_USAGE, agent.state.turns);
+  }
+
+  private async turn(resume: ResumeTurn | null): Promise<'done' | 'failed' | 'yielded' | BudgetExhaustion> {
     const { agent, run, teamId } = this.deps;
     const toolset = toolsetOf(agent.profile);
     const checkout = workTools(agent.options?.checkoutTaskQueue ?? workflowInfo().taskQueue);
@@ -144,13 +157,14 @@ export class LeadAgentRunner {
           steer: { hasPending: () => run.state.leadInbox.pending.length > 0, take: () => this.takeIntoTurn(turn) },
           onStep: (step) => this.deps.onStep(step),
           onModelUsage: (usage) => agent.apply(decideModelCall(agent.state, usage)),
+          spendCheck: () => spendExhaustion(this.deps.budget(), agent.state.usage?.total ?? NO_USAGE, null),
         }),
       );
       if (result.yieldedAtStep !== undefined) {
         agent.apply(decideYield(agent.state, turn, result.yieldedAtStep));
         return 'yielded';
       }
-      return 'done';
+      return result.budgetExhausted ?? 'done';
     } catch (error) {
       if (isCancellation(error)) {
         agent.note({ event: 'turn cancelled (the Team is being disposed)' });
@@ -195,12 +209,19 @@ export class LeadAgentRunner {
         const resume = agent.state.resumeTurn;
         agent.apply(decideResume(agent.state));
         if (!resume) {
-          await condition(() => closing() || hasMail());
+          // A Lead its budget stopped leaves its mail waiting (it goes on when the budget allows).
+          await condition(() => closing() || (hasMail() && this.budgetStop() === null));
           if (closing()) return;
         }
         const outcome = await this.turn(resume ?? null);
         if (outcome === 'yielded' || closing()) return;
         if (outcome === 'failed') continue; // the next message (a new prompt) starts another turn
+        if (outcome !== 'done') {
+          // Its budget stopped the turn: the final answer says so, and no nudge or wait follows.
+          agent.apply(decideBudgetAnswer(agent.state, outcome, openTaskIds(run.state)));
+          this.setStatus('answered');
+          continue;
+        }
       }
       waitingForWork = false;
       replyPending = false;

@@ -15,6 +15,7 @@ import { completedTurnPrefix } from '../../shared/agent/prompt';
 import { inboxEntry } from '../../shared/agent/steer';
 import { resolveModel, type TeamModels } from '../../shared/contract/modelNames';
 import { NO_MEMBER_USAGE } from '../../shared/agent/usage';
+import type { TeamBudgets } from '../../shared/contract/budgets';
 
 /** Messages from members are records of this Team; the operator's prompts are not. */
 export function teamIdOfLeadMail(message: InboxMessage, teamId: string): string | undefined {
@@ -26,6 +27,8 @@ export class LeadAgentState {
   /** The Team's model list (its start input's), and the model the Lead runs: its own, else the list's default. */
   readonly models: TeamModels | undefined;
   readonly model: string | null;
+  /** The Team's budgets (its start input's). */
+  readonly budgets: TeamBudgets | undefined;
   /** Everything carried across continue-as-new, as one value; replaced only by `apply`. */
   private value: CarriedLeadAgent;
   /** The turn in progress, if any: a fork spawned now excludes it. */
@@ -37,6 +40,7 @@ export class LeadAgentState {
     this.options = input.agent ?? null;
     this.models = input.models;
     this.model = resolveModel(input.models, input.agent?.model);
+    this.budgets = input.budgets;
     const conversation = [...(input.forkOf?.conversation ?? [])];
     this.value = input.carried?.agent ?? {
       conversation,

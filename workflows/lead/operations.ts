@@ -28,6 +28,7 @@ import type { LeadContext } from './context';
 import { createDisposal } from './disposal';
 import type { Mailbox } from './mailbox';
 import type { Roster } from './roster';
+import type { Budgets } from './budgets';
 
 /** When a winding-down run refuses an operation: see UpdateGate in the contract. */
 export type Gate = UpdateGate;
@@ -62,7 +63,7 @@ export interface LeadAgentHooks {
   stopSubagents(): Promise<void>;
 }
 
-export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: Mailbox, agent: LeadAgentHooks) {
+export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: Mailbox, budgets: Budgets, agent: LeadAgentHooks) {
   const { run } = ctx;
   const op = (definition: { name: string }, check: LeadOperation['check'], perform: LeadOperation['perform']): LeadOperation => {
     const descriptor = leadUpdate(definition.name);
@@ -167,6 +168,11 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
         run.apply(receiveForLead({ messageId, from: PROMPT_SENDER, content: prompt.content, sentAt: ctx.now() }));
         return done<InboxAcceptance>({ messageId, to: LEAD, targetPhase: 'lead', targetStatus: 'running' });
       },
+    ),
+    op(
+      contract.setBudgetUpdate,
+      (request) => void budgets.check(request),
+      (request, _id, done) => budgets.set(request, done),
     ),
     op(
       contract.disposeTeamUpdate,

@@ -19,6 +19,7 @@ import { LEAD, reject } from '../../shared/team';
 import { interruptRequestSchema } from '../../shared/contract/requests';
 import { control, memberSearchAttributes, startSessionChild } from './children';
 import type { LeadContext } from './context';
+import { memberBudget, withBudget } from '../../shared/agent/spend';
 
 /**
  * What a reconciliation that exhausted its retries settles: the record fails with the reason, and the
@@ -66,7 +67,11 @@ export function createRoster(ctx: LeadContext) {
 
   const checkSpawn = (request: unknown) => {
     const spawnRequest = parseSpawn(request);
-    const decision = decideSpawnTeammate(run.state, spawnRequest, ctx.now(), { list: input.models, leadModel: input.agent?.model });
+    const decision = decideSpawnTeammate(run.state, spawnRequest, ctx.now(), {
+      list: input.models,
+      leadModel: input.agent?.model,
+      memberBudget: input.budgets?.member,
+    });
     run.require(decision);
     return { spawnRequest, decision };
   };
@@ -103,6 +108,7 @@ export function createRoster(ctx: LeadContext) {
             cwd: checkout.cwd,
             ...(checkout.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: checkout.checkoutTaskQueue } : {}),
             ...(input.teammateMaxTurnsPerRun !== undefined ? { maxTurnsPerRun: input.teammateMaxTurnsPerRun } : {}),
+            ...withBudget(memberBudget(input.budgets?.member, resolveModel(input.models, spawnRequest.model, input.agent?.model), input.models?.prices)),
           },
           memo: { agentTeam: descriptor },
           typedSearchAttributes: memberSearchAttributes({ teamId, name: record.name, role: 'teammate' }),

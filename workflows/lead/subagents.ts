@@ -16,6 +16,7 @@ import { LEAD } from '../../shared/team';
 import type { SignalOutcome } from '../common/handlerGuards';
 import type { LeadAgentState } from './agentState';
 import { memberSearchAttributes, startSessionChild } from './children';
+import { memberBudget, withBudget } from '../../shared/agent/spend';
 
 export interface LeadSubagentDeps {
   agent: LeadAgentState;
@@ -39,7 +40,12 @@ export class LeadSubagents {
     return {
       startSubagent: async ({ prompt, context, model }): Promise<SubagentAnswer> => {
         // Forgets the oldest closed subagents past MAX_SUBAGENTS; refuses a new one when that many are open.
-        const opened = decideOpenSubagent(agent.state, teamId, { models: agent.models, requested: model, inherited: agent.model });
+        const opened = decideOpenSubagent(agent.state, teamId, {
+          models: agent.models,
+          requested: model,
+          inherited: agent.model,
+          budget: agent.budgets?.member,
+        });
         if (!opened.ok) throw agentFailure(opened.rejection);
         agent.apply(opened.events);
         const agentId = subagentId(teamId, agent.state.nextSubagent);
@@ -55,6 +61,7 @@ export class LeadSubagents {
             initialMessage: { messageId: `${agentId}/initial`, from: LEAD, content: prompt, sentAt: now() },
             cwd: agent.state.cwd,
             ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),
+            ...withBudget(memberBudget(agent.budgets?.member, model ?? agent.model, agent.models?.prices)),
           },
           typedSearchAttributes: memberSearchAttributes({ teamId, name, role: 'subagent' }),
           identity: { teamId, name, role: 'subagent', context, model: model ?? agent.model },

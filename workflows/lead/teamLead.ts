@@ -49,6 +49,7 @@ import { LeadRun } from './leadRun';
 import { createMailbox } from './mailbox';
 import { createLeadOperations, type Gate } from './operations';
 import { createRoster } from './roster';
+import { createBudgets } from './budgets';
 import { completionBytes, roomToClose, useCompletionBudget } from '../common/completionBudget';
 import { continueAsNewSuggested, useTracedSuggestion } from '../common/rolloverSuggestion';
 import { teamUsageView } from '../../shared/lead/usageView';
@@ -122,7 +123,8 @@ async function leadRun(
   const roster = createRoster(ctx);
   const mailbox = createMailbox(ctx, roster);
   // The runner is created below; disposal (the only caller of these hooks) comes after.
-  const operations = createLeadOperations(ctx, roster, mailbox, {
+  const budgets = createBudgets(ctx, agent.enabled ? agent.model : undefined);
+  const operations = createLeadOperations(ctx, roster, mailbox, budgets, {
     agentEnabled: agent.enabled,
     cancelTurn: () => leadAgent.cancelTurn(),
     stopSubagents: () => leadAgent.subagents.stopAll(),
@@ -137,6 +139,7 @@ async function leadRun(
     yieldForRollover: () => closingNow && !run.disposeRequested,
     stopChild: roster.stopChild,
     onStep: (step) => details.onStep(step),
+    budget: budgets.leadBudget,
   });
 
   // ---- every Update, from one table -----------------------------------------------------------
@@ -163,7 +166,7 @@ async function leadRun(
   guardedSignal(guard, contract.watchEdgesSignal, edgeWatchSchema, (watch) => applySignal(decideWatch(run.state, watch)));
   guardedSignal(guard, contract.unwatchEdgesSignal, edgeUnwatchSchema, ({ name, waitId }) => applySignal(decideUnwatch(run.state, name, waitId)));
   guardedSignal(guard, contract.reportMemberStatusSignal, memberStatusReportSchema, (report) => {
-    const outcome = applySignal(decideStatusReport(run.state, report));
+    const outcome = applySignal(decideStatusReport(run.state, report, now()));
     // A member that exited on its own (an operator cancelled it) is recorded stopped once the server confirms it closed.
     if (outcome === 'applied' && report.status === 'exited' && cancelIsDisposal) void shield(() => roster.recordExit(report.name));
     return outcome;

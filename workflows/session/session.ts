@@ -19,7 +19,7 @@ import { runTeamToolCall, unknownToolResult } from '../../shared/agent/dispatch'
 import { waitAgentTool } from '../../shared/agent/teamTools';
 import type { Toolset } from '../../shared/agent/profiles';
 import * as defs from '../../shared/contract';
-import type { LiveStatus, TeammateStateView, UsageTotals } from '../../shared/contract';
+import type { BudgetExhaustion, LiveStatus, TeammateStateView, UsageTotals } from '../../shared/contract';
 import type { TeammateRunInput } from '../../shared/session/carried';
 import { asToolResult, memberTeamTools, workTools } from '../common/agentActivities';
 import { runSessionTurn } from '../common/agentTurn';
@@ -30,6 +30,7 @@ import { errorMessage } from '../../shared/util/errors';
 import { turnFailureText } from '../../shared/text/redact';
 import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from '../common/handlerGuards';
 import { edgeNotificationSchema, interruptTurnSchema } from '../../shared/contract/signals';
+import { memberBudgetSchema } from '../../shared/contract/budgets';
 import { toolCallSummary } from '../../shared/text/webUi';
 import { MemberDetails } from '../common/currentDetails';
 import { keepSearchAttribute } from '../common/searchAttributes';
@@ -47,7 +48,7 @@ export interface SessionHooks {
   role: SessionRole;
   toolset: Toolset;
   /** Live status for whoever tracks this session (advisory; failures are swallowed by the hook). */
-  report(status: LiveStatus, turn: number, consumed: number, settled: number, usage: UsageTotals): Promise<void>;
+  report(status: LiveStatus, turn: number, consumed: number, settled: number, usage: UsageTotals, exhausted?: BudgetExhaustion): Promise<void>;
   /** Called after each completed turn with the model's final reply. */
   onAnswer?(turn: number, reply: string | null, usage: UsageTotals): Promise<void>;
 }
@@ -79,6 +80,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
     return 'applied';
   });
   guardedSignal(guard, defs.edgeNotificationSignal, edgeNotificationSchema, ({ waitId, edge }) => mate.notify(waitId, edge));
+  guardedSignal(guard, defs.budgetChangedSignal, memberBudgetSchema, (budget) => mate.setBudget(budget));
   ignoreUnknownSignals(guard);
   setHandler(defs.getTeammateStateQuery, () => ({
     ...mate.view(),
@@ -92,7 +94,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
     keepSearchAttribute(AGENT_TEAM_STATUS, status);
     // Only a cancellation (disposal, close_agent, a conflict's drain) ends a session: the Lead stopped it.
     if (status === 'exited') keepSearchAttribute(AGENT_TEAM_PHASE, 'stopped');
-    await hooks.report(status, turn, mate.inbox.consumed, mate.settled, mate.usage.total);
+    await hooks.report(status, turn, mate.inbox.consumed, mate.settled, mate.usage.total, mate.takeUnreportedExhaustion());
   };
 
   const agentTurn = async (turn: number): Promise<void> => {
@@ -119,15 +121,18 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
       steer: { hasPending: () => mate.hasPending(), take: () => mate.takeAtStepBoundary() },
       onStep: (step) => details.step(step),
       onModelUsage: (usage) => mate.recordModelCall(usage),
+      spendCheck: () => mate.spendCheckInTurn(),
     });
   };
 
   try {
     for (;;) {
-      await condition(() => mate.hasPending() || mate.hasUnreportedSettlements() || mate.mustRollOver(continueAsNewSuggested()));
+      // A member its budget stopped leaves its mail waiting (it goes on when the budget allows).
+      const mayTurn = (): boolean => mate.hasPending() && mate.budgetStop() === null;
+      await condition(() => mayTurn() || mate.hasUnreportedSettlements() || mate.hasUnreportedExhaustion() || mate.mustRollOver(continueAsNewSuggested()));
       // Roll over at a turn boundary, busy or not: pending messages travel in the carried inbox.
       if (mate.mustRollOver(continueAsNewSuggested())) break;
-      if (!mate.hasPending()) {
+      if (!mayTurn()) {
         // Relayed messages were dropped (duplicates, malformed): tell the Lead, which counts them as settled.
         await report('idle', mate.turns);
         continue;

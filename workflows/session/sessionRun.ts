@@ -16,6 +16,8 @@ import type { TeamEdge } from '../../shared/team/edges';
 import type { MemberUsage } from '../../shared/contract/usage';
 import type { ModelUsage } from '../../shared/contract/model';
 import { NO_MEMBER_USAGE, callUsage, recordCall } from '../../shared/agent/usage';
+import { spendExhaustion } from '../../shared/agent/spend';
+import type { BudgetExhaustion, MemberBudget } from '../../shared/contract/budgets';
 
 /** Signals handled per run before continuing as new; the server allows 10,000 per run. */
 export const MAX_SIGNALS_PER_RUN = 5_000;
@@ -48,6 +50,10 @@ export class SessionRun {
   readonly ignored: IgnoredSignals = noIgnoredSignals();
   /** What this member's recorded model calls used, in all and in its current or last turn. */
   usage: MemberUsage;
+  /** Whether the Lead was told that a budget stopped this member (once per stop). */
+  private exhaustionReported: boolean;
+  /** The budget the Lead's latest setBudget gave it; null: its input's. */
+  private budgetOverride: MemberBudget | null;
   /** Bytes of the messages waiting in the inbox. */
   private pendingBytes: number;
   /** The messages the running turn took at its latest step boundary (Steer); an interrupt before its model call returns them. */
@@ -67,6 +73,8 @@ export class SessionRun {
     this.inbox = carried?.inbox ?? receive(emptyInbox(), input.initialMessage).inbox;
     this.settled = carried?.settled ?? 0;
     this.usage = carried?.usage ?? NO_MEMBER_USAGE;
+    this.exhaustionReported = carried?.exhaustionReported ?? false;
+    this.budgetOverride = carried?.budget ?? null;
     this.pendingBytes = jsonBytes(this.inbox.pending);
   }
 
@@ -154,6 +162,40 @@ export class SessionRun {
     for (const m of messages) this.conversation.push(inboxEntry(m, this.turns, teamId));
   }
 
+  /** The budget it runs under now. */
+  get budget(): MemberBudget | undefined {
+    return this.budgetOverride ?? this.input.budget;
+  }
+
+  /** The Lead's setBudget: the new budget applies from the next check; a new stop is reported again. */
+  setBudget(budget: MemberBudget): 'applied' {
+    this.budgetOverride = budget;
+    this.exhaustionReported = false;
+    return 'applied';
+  }
+
+  /** The budget that stops this member from beginning another turn, or null: it then leaves its mail waiting. */
+  budgetStop(): BudgetExhaustion | null {
+    return spendExhaustion(this.budget, this.usage.total, this.turns);
+  }
+
+  /** Checked before each model call of a running turn: the turn itself may run on, its calls may not. */
+  spendCheckInTurn(): BudgetExhaustion | null {
+    return spendExhaustion(this.budget, this.usage.total, null);
+  }
+
+  /** The stop to tell the Lead about, once: the report that carries it marks it told. */
+  takeUnreportedExhaustion(): BudgetExhaustion | undefined {
+    if (this.exhaustionReported) return undefined;
+    const stop = this.budgetStop();
+    if (stop) this.exhaustionReported = true;
+    return stop ?? undefined;
+  }
+
+  hasUnreportedExhaustion(): boolean {
+    return !this.exhaustionReported && this.budgetStop() !== null;
+  }
+
   /** A model call's result was recorded in this run's history: its usage counts once, in the current turn. */
   recordModelCall(usage: ModelUsage | undefined): void {
     this.usage = recordCall(this.usage, this.turns, callUsage(usage));
@@ -200,6 +242,8 @@ export class SessionRun {
       cwd: this.cwd,
       settled: this.settled,
       usage: this.usage,
+      exhaustionReported: this.exhaustionReported,
+      ...(this.budgetOverride ? { budget: this.budgetOverride } : {}),
     };
   }
 
@@ -219,6 +263,8 @@ export class SessionRun {
       cwd: this.cwd,
       settled: this.settled,
       usage: this.usage,
+      ...(this.budget ? { budget: this.budget } : {}),
+      ...withStop(this.budgetStop()),
       ignoredSignals: this.ignored,
     };
   }
@@ -236,4 +282,8 @@ export function nextSessionInput(input: TeammateRunInput, mate: SessionRun): Tea
     initialMessage: { ...input.initialMessage, content: null },
     carried: mate.carry(budget),
   }));
+}
+
+function withStop(stop: BudgetExhaustion | null): { budgetStop?: BudgetExhaustion } {
+  return stop ? { budgetStop: stop } : {};
 }

@@ -19,9 +19,17 @@ export async function teammate(rawInput: TeammateRunInput): Promise<TeammateStat
     role: 'teammate',
     toolset: 'team',
     // Live status is advisory for the Lead (wait edges, send receipts); losing one to a closed Lead is harmless.
-    report: async (status, turn, consumed, settled, usage) => {
+    report: async (status, turn, consumed, settled, usage, exhausted) => {
       try {
-        await lead.signal(defs.reportMemberStatusSignal, { name: input.descriptor.name, status, turn, consumed, settled, usage });
+        await lead.signal(defs.reportMemberStatusSignal, {
+          name: input.descriptor.name,
+          status,
+          turn,
+          consumed,
+          settled,
+          usage,
+          ...(exhausted ? { exhausted } : {}),
+        });
       } catch {
         // The Lead has finished: nothing to report to.
       }

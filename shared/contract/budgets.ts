@@ -1,0 +1,72 @@
+/**
+ * Spend budgets: caps on what a member's model calls may use, checked before every model call and
+ * before every turn (docs/agent-runtime.md, "Budgets"). A Team records them in its start input: one
+ * for the Lead agent, and one every teammate and subagent gets.
+ */
+import { z } from 'zod';
+import { modelPriceSchema, type ModelPrice } from './usage';
+
+/** What a budget caps: recorded model calls, tokens (input plus output), cost in US dollars, turns begun. */
+export const BUDGET_DIMENSIONS = ['calls', 'tokens', 'costUsd', 'turns'] as const;
+export type BudgetDimension = (typeof BUDGET_DIMENSIONS)[number];
+
+const whole = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+/** Each cap is optional; a budget without any caps nothing. */
+export const budgetLimitsSchema = z.strictObject({
+  calls: whole.optional(),
+  tokens: whole.optional(),
+  costUsd: z.number().gt(0).max(1_000_000).optional(),
+  turns: whole.optional(),
+});
+export type BudgetLimits = z.output<typeof budgetLimitsSchema>;
+
+/** A Team's budgets: the Lead agent's own, and the one each teammate and subagent runs under. */
+export const teamBudgetsSchema = z.strictObject({ lead: budgetLimitsSchema.optional(), member: budgetLimitsSchema.optional() });
+export type TeamBudgets = z.output<typeof teamBudgetsSchema>;
+
+/** A member's budget as its workflow receives it: the limits, and its model's price when a cost is capped. */
+export const memberBudgetSchema = z.strictObject({
+  limits: budgetLimitsSchema,
+  price: modelPriceSchema.optional(),
+});
+export interface MemberBudget {
+  limits: BudgetLimits;
+  price?: ModelPrice;
+}
+
+/** The stable type of a member stopped by its budget (its conversation's note, the Lead's message, the Lead's answer). */
+export const BUDGET_EXHAUSTED = 'BudgetExhausted';
+/** A cost budget for a model the Team's price table does not price: refused at start or spawn, since it could never be checked. */
+export const BUDGET_UNPRICED = 'BudgetUnpriced';
+
+/** Which budget ran out, what was used and the limit. */
+export interface BudgetExhaustion {
+  type: typeof BUDGET_EXHAUSTED;
+  budget: BudgetDimension;
+  used: number;
+  limit: number;
+}
+
+/** The words of a budget as people write it (`calls=40,tokens=200000,cost=2.5,turns=10`). */
+const BUDGET_WORDS: Readonly<Record<string, BudgetDimension>> = { calls: 'calls', tokens: 'tokens', cost: 'costUsd', turns: 'turns' };
+
+/** A budget as people write it; throws a message naming what to write when it is malformed. */
+export function parseBudgetText(text: string): BudgetLimits {
+  const limits: Record<string, number> = {};
+  for (const entry of text.split(/[\s,]+/).filter((e) => e !== '')) {
+    const [word, value, extra] = entry.split('=');
+    const dimension = word !== undefined && Object.prototype.hasOwnProperty.call(BUDGET_WORDS, word) ? BUDGET_WORDS[word] : undefined;
+    if (!dimension || value === undefined || value.trim() === '' || extra !== undefined) throw new Error(budgetSyntax(entry));
+    limits[dimension] = Number(value);
+  }
+  const parsed = budgetLimitsSchema.safeParse(limits);
+  if (!parsed.success) throw new Error(budgetSyntax(text));
+  return parsed.data;
+}
+
+function budgetSyntax(shown: string): string {
+  return (
+    `${JSON.stringify(shown.slice(0, 80))} is not a budget; write calls=N,tokens=N,cost=USD,turns=N (any of them; ` +
+    'calls, tokens and turns whole numbers from 1, cost above 0)'
+  );
+}
