@@ -16,7 +16,7 @@ import { TeamClient } from '../client/teamClient';
 import { createTeamWorker } from '../worker/createWorker';
 import { ensureTemporalCli, startDevServer } from './devServer';
 import { answer, script, scriptText, send, think, tool } from '../activities/providers/scriptedModelScript';
-import { REAPER_WORKFLOW_TYPE, getTeammateStateQuery, type ReaperWorkflow } from '../shared/contract';
+import { OPERATOR, REAPER_WORKFLOW_TYPE, getTeammateStateQuery, type ReaperWorkflow } from '../shared/contract';
 import type { JsonValue } from '../shared/contract/json';
 import { demoAgentPrompt, runDemoScenario, runDemoTeammates } from './demoScenario';
 import { SUGGEST_EARLY_DYNAMIC_CONFIG, runSuggestedRollover } from './suggestedRollover';
@@ -118,6 +118,40 @@ async function main(): Promise<void> {
       await waitTeam.handle().result();
       save(server.address, waitTeam.teamId, `teamLead-wait-${version}.json`);
       save(server.address, waiterId, `teammate-waiter-${version}.json`);
+
+      // Budgets (issue 27): usage recorded per call; a teammate stopped mid-turn by its calls budget,
+      // the Lead told; the operator's setBudget lets it go on; the Lead's own budget ends its turn.
+      const budgetTeam = await TeamClient.start(client, {
+        teamId: `history-budget-${version}`,
+        taskQueue: 'record-histories',
+        budgets: { lead: { calls: 2 }, member: { calls: 2 } },
+        agent: {
+          profile: 'team',
+          prompt: scriptText(
+            tool('spawn_teammate', { name: 'thrifty', message: script(tool('list_tasks'), think(1), tool('list_tasks'), answer('done')) }),
+            answer('spawned'),
+          ),
+        },
+      });
+      const thriftyId = `${budgetTeam.teamId}/teammate/thrifty`;
+      await until(
+        async () =>
+          ((
+            await client.workflow
+              .getHandle(thriftyId)
+              .query(getTeammateStateQuery)
+              .catch(() => null)
+          )?.budgetStop ?? null) !== null,
+      );
+      // The Lead is told (its own budget then answers for it) before the operator raises the teammate's.
+      await until(async () => (await budgetTeam.agentState()).finalAnswer?.startsWith('BudgetExhausted') === true);
+      await budgetTeam.as(OPERATOR).setBudget('thrifty', { calls: 10 });
+      await budgetTeam.sendMessage('thrifty', script(answer('done')) as unknown as JsonValue);
+      await until(async () => (await client.workflow.getHandle(thriftyId).query(getTeammateStateQuery)).conversation.some((e) => e.content === 'done'));
+      await budgetTeam.dispose();
+      await budgetTeam.handle().result();
+      save(server.address, budgetTeam.teamId, `teamLead-budget-${version}.json`);
+      save(server.address, thriftyId, `teammate-budget-${version}.json`);
 
       // Ending by cancel requests (issue 22): an operator cancels one teammate (the Lead records it
       // stopped once memberClosed confirms it), then the Lead, whose disposal stops the other mid-turn.

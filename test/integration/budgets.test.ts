@@ -182,8 +182,13 @@ test("the Lead's own budget ends its turn and its answer says so; the operator's
   expect(view.usage.total.calls).toBe(2);
   expect((await rejectionOf(team.setBudget(LEAD, { calls: 5 }))).type).toBe('OperatorOnly');
 
-  await team.as(OPERATOR).setBudget(LEAD, { calls: 5 });
+  // A prompt while the budget is used up begins no turn: it waits, and the answer still says why.
   await team.as(OPERATOR).promptLead(scriptText(answer('answered after the raise')));
+  await new Promise((r) => setTimeout(r, 500));
+  const waiting = await team.agentState();
+  expect([waiting.status, waiting.usage.total.calls, waiting.turns]).toEqual(['answered', 2, 1]);
+  expect(waiting.finalAnswer).toMatch(/^BudgetExhausted: /);
+  await team.as(OPERATOR).setBudget(LEAD, { calls: 5 });
   const next = await eventually(
     () => team.agentState(),
     (v) => v.finalAnswer === 'answered after the raise',

@@ -209,9 +209,11 @@ export class LeadAgentRunner {
         const resume = agent.state.resumeTurn;
         agent.apply(decideResume(agent.state));
         if (!resume) {
-          // A Lead its budget stopped leaves its mail waiting (it goes on when the budget allows).
-          await condition(() => closing() || (hasMail() && this.budgetStop() === null));
+          await condition(() => closing() || hasMail());
           if (closing()) return;
+          // Awaited only when a budget stopped it: a Lead without one issues its commands as it always did.
+          const stop = this.budgetStop();
+          if (stop && !(await this.waitOutBudget(stop))) return;
         }
         const outcome = await this.turn(resume ?? null);
         if (outcome === 'yielded' || closing()) return;
@@ -246,6 +248,18 @@ export class LeadAgentRunner {
         break;
       }
     }
+  }
+
+  /**
+   * A Lead its budget stopped begins no turn: its answer says why, its mail waits, and it goes on
+   * once a setBudget allows. False when the Team closes meanwhile.
+   */
+  private async waitOutBudget(stop: BudgetExhaustion): Promise<boolean> {
+    const { agent, run, closing } = this.deps;
+    agent.apply(decideBudgetAnswer(agent.state, stop, openTaskIds(run.state)));
+    this.setStatus('answered');
+    await condition(() => closing() || this.budgetStop() === null);
+    return !closing();
   }
 
   /** A runtime note that starts another turn (delivered through the Lead's own inbox). */
