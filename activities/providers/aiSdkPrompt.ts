@@ -53,14 +53,29 @@ function toTool(tool: ToolSpec): LanguageModelV4FunctionTool {
   return { type: 'function', name: tool.name, description: tool.description, inputSchema: tool.parameters };
 }
 
+/** Anthropic's prompt-cache mark, as the AI SDK's Anthropic provider reads it from a message's provider options. */
+const CACHE_BREAKPOINT = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
+
+/**
+ * The prompt with its cache breakpoints: the system message (so the tools and the policy before it
+ * are cached once per member) and the last message (so the next call, which repeats this whole
+ * prompt and adds one step, reads it from the cache: Anthropic looks back up to 20 blocks from a
+ * breakpoint for an earlier one). Two of the four breakpoints a request may carry.
+ */
+function withBreakpoints(prompt: LanguageModelV4Message[]): LanguageModelV4Message[] {
+  const systemIndex = prompt.findIndex((m) => m.role === 'system');
+  return prompt.map((message, index) => (index === systemIndex || index === prompt.length - 1 ? { ...message, providerOptions: CACHE_BREAKPOINT } : message));
+}
+
 /** The call options for one request, without the abort signal (the provider adds it). */
-export function toCallOptions(request: ModelRequest): LanguageModelV4CallOptions {
+export function toCallOptions(request: ModelRequest, options: { cacheBreakpoints?: boolean } = {}): LanguageModelV4CallOptions {
   const toolNames = new Map<string, string>();
   for (const message of request.messages) {
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) toolNames.set(call.id, call.name);
   }
+  const prompt = request.messages.map((message) => toMessage(message, toolNames));
   return {
-    prompt: request.messages.map((message) => toMessage(message, toolNames)),
+    prompt: options.cacheBreakpoints ? withBreakpoints(prompt) : prompt,
     // Providers reject an empty tool list, so a request without tools sends none.
     ...(request.tools.length > 0 ? { tools: request.tools.map(toTool) } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),

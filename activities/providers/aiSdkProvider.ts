@@ -17,6 +17,8 @@ export interface LanguageModelSource {
   model(modelId: string): LanguageModelV4;
   /** Used when a request names no model. */
   defaultModel?: string;
+  /** Mark the prompt's cache breakpoints (toCallOptions): for APIs that cache only where the request says. */
+  cacheBreakpoints?: boolean;
   /** The one HTTP request of a call, including reading the body. Default 60000. */
   timeoutMs?: number;
 }
@@ -44,7 +46,9 @@ export function createLanguageModelProvider(source: LanguageModelSource): ModelP
       const onExternalAbort = (): void => controller.abort(external?.reason);
       external?.addEventListener('abort', onExternalAbort, { once: true });
       try {
-        const result = await source.model(modelId).doGenerate({ ...toCallOptions(request), abortSignal: controller.signal });
+        const result = await source
+          .model(modelId)
+          .doGenerate({ ...toCallOptions(request, { cacheBreakpoints: source.cacheBreakpoints === true }), abortSignal: controller.signal });
         return toModelResponse(result);
       } catch (error) {
         if (external?.aborted) throw abortError(external);

@@ -33,10 +33,13 @@ export function toModelResponse(result: LanguageModelV4GenerateResult): ModelRes
 }
 
 /** The AI SDK's normalised usage, the kinds a provider did not report left out (undefined: it reported none). */
-function toModelUsage({ inputTokens, outputTokens }: LanguageModelV4GenerateResult['usage']): ModelUsage | undefined {
+function toModelUsage({ inputTokens, outputTokens, raw }: LanguageModelV4GenerateResult['usage']): ModelUsage | undefined {
   if (inputTokens.total === undefined && outputTokens.total === undefined) return undefined;
   const usage: ModelUsage = { promptTokens: tokens(inputTokens.total), completionTokens: tokens(outputTokens.total) };
-  if (inputTokens.cacheRead !== undefined) usage.cacheReadTokens = tokens(inputTokens.cacheRead);
+  // DeepSeek reports its automatic cache hits as prompt_cache_hit_tokens, which the chat-completions provider does not read.
+  const deepSeekHits = raw?.prompt_cache_hit_tokens;
+  if (!inputTokens.cacheRead && typeof deepSeekHits === 'number') usage.cacheReadTokens = tokens(deepSeekHits);
+  else if (inputTokens.cacheRead !== undefined) usage.cacheReadTokens = tokens(inputTokens.cacheRead);
   if (inputTokens.cacheWrite !== undefined) usage.cacheWriteTokens = tokens(inputTokens.cacheWrite);
   if (outputTokens.reasoning !== undefined) usage.reasoningTokens = tokens(outputTokens.reasoning);
   return usage;

@@ -30,6 +30,8 @@ export interface CatalogEntry {
   /** A call without a key is refused before any request (auth, not retryable). */
   keyRequired: boolean;
   languageModel(settings: ProviderSettings): (modelId: string) => LanguageModelV4;
+  /** The API caches a prompt's prefix only where the request marks it (Anthropic's `cache_control`): see aiSdkPrompt.ts. */
+  cacheBreakpoints?: boolean;
 }
 
 const compatible = (name: string) => (settings: ProviderSettings) => {
@@ -82,6 +84,7 @@ export const PROVIDER_CATALOG: Readonly<Record<Exclude<ModelProviderName, 'scrip
     baseUrlVariable: 'ANTHROPIC_BASE_URL',
     defaultBaseUrl: 'https://api.anthropic.com/v1',
     keyRequired: true,
+    cacheBreakpoints: true,
     languageModel: (settings) => {
       const provider = createAnthropic(settings);
       return (modelId) => provider.messages(modelId);

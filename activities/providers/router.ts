@@ -50,6 +50,7 @@ export function namedProvider(name: NamedProvider, env: Env, fetchImpl: typeof f
   return createLanguageModelProvider({
     endpoint: { shown, api: entry.api, baseUrlVariable: entry.baseUrlVariable, apiKeyVariable: entry.apiKeyVariable, modelVariable: 'the model name' },
     model: languageModel,
+    ...(entry.cacheBreakpoints ? { cacheBreakpoints: true } : {}),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
   });
 }

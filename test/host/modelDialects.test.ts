@@ -180,7 +180,8 @@ describe.each(DIALECTS)('$provider against a local server speaking its API', (di
     expect(response.message.toolCalls).toHaveLength(1);
     expect(response.message.toolCalls[0]).toMatchObject({ name: 'read_file' });
     expect(JSON.parse(response.message.toolCalls[0]!.argumentsJson)).toEqual({ path: 'b.txt' });
-    expect(response.usage).toEqual({ promptTokens: 10, completionTokens: 3 });
+    // The kinds a dialect reports come along (0 here); test/host/promptCache.test.ts checks them with real figures.
+    expect(response.usage).toMatchObject({ promptTokens: 10, completionTokens: 3 });
     expect(received).toHaveLength(1);
     expect(received[0]!.url.split('?')[0]).toBe(dialect.path);
     expect(dialect.sentToolName(received[0]!.body)).toBe('read_file');
