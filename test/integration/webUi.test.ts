@@ -132,7 +132,10 @@ describe('the Temporal Web UI as a Team dashboard', () => {
     // (The Lead took more turns than its prompt's: parser-dev's message and the open task start more.)
     // The Team's usage follows once a model call was recorded (the scripted model reports an estimate).
     expect(await currentDetails(lead)).toMatch(
-      /^1 member active · tasks: 1 pending · admission open\n\nlead: answered · \d+ turns so far\n\nusage: \d+ model calls · \d+ tokens in \(0 from cache\), \d+ out$/,
+      new RegExp(
+        '^1 member active · tasks: 1 pending · admission open\\n\\nlead: answered · \\d+ turns so far' +
+          '\\n\\nusage: \\d+ model calls · \\d+ tokens in \\(0 from cache\\), \\d+ out$',
+      ),
     );
     expect(await currentDetails(mate)).toBe('idle · 1 turn so far');
 
