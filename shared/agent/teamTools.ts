@@ -26,7 +26,15 @@ import {
   revisionSchema,
   transitionTaskBody,
 } from '../team';
-import { callerOnlySchema, interruptRequestSchema, sendEnvelopeSchema, spawnRequestSchema, waitRequestSchema } from '../contract/requests';
+import {
+  callerOnlySchema,
+  interruptRequestSchema,
+  sendEnvelopeSchema,
+  setBudgetRequestSchema,
+  spawnRequestSchema,
+  waitRequestSchema,
+} from '../contract/requests';
+import { budgetLimitsSchema } from '../contract/budgets';
 import { defineTool, type AnyTool } from '../tools/tool';
 import { agentStatusSchema, liveStatusSchema, memberContextSchema, memberPhaseSchema } from '../contract/vocabulary';
 
@@ -252,6 +260,22 @@ export const interruptTeammateTool = defineTool({
   },
 });
 
+const budgetCaps = budgetLimitsSchema.describe(
+  'The new caps, replacing the old ones: calls (model calls), tokens (input plus output), costUsd, turns. Each must be at most the current cap, and every current cap must stay',
+);
+export const lowerBudgetTool = defineTool({
+  name: 'lower_budget',
+  description:
+    "Lead only: lower a teammate's budget (or your own: name lead), for example to stop a runaway exchange. You can never raise a budget, " +
+    'nor remove a cap: only the operator can. A teammate that uses its budget up stops before its next model call and you are told.',
+  input: setBudgetRequestSchema.omit({ caller: true }).extend({ name: setBudgetRequestSchema.shape.name.describe(MEMBER_NAME), budget: budgetCaps }),
+  result: z.strictObject({ name: z.string(), budget: budgetLimitsSchema, previous: budgetLimitsSchema.nullable() }),
+  async execute(input, ctx: TeamToolContext) {
+    const result = await ctx.update(defs.setBudgetUpdate, { name: input.name, budget: input.budget });
+    return { name: result.name, budget: result.budget, previous: result.previous };
+  },
+});
+
 export const readRosterTool = defineTool({
   name: 'read_roster',
   description: 'Read the roster: every member with its durable phase and live status, the member limit and whether admission is open.',
@@ -304,5 +328,6 @@ export const TEAM_TOOLS: readonly AnyTool<TeamToolContext>[] = [
   listTasksTool,
   waitAgentTool,
   interruptTeammateTool,
+  lowerBudgetTool,
   readRosterTool,
 ];

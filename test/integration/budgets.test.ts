@@ -197,6 +197,50 @@ test("the Lead's own budget ends its turn and its answer says so; the operator's
   await expectClean(team.teamId);
 }, 120_000);
 
+test("the Lead agent's lower_budget lowers a teammate's budget and stops it; its attempt to raise one, its own included, is refused", async () => {
+  const team = await TeamClient.start(env.client, {
+    teamId: uniqueId('lower-budget'),
+    taskQueue: env.worker.taskQueue,
+    budgets: { lead: { calls: 20 }, member: { calls: 50 } },
+    agent: {
+      profile: 'team',
+      prompt: scriptText(
+        tool('spawn_teammate', { name: 'busy', message: script(think(1)) }),
+        tool('lower_budget', { name: 'busy', budget: { calls: 1 } }),
+        tool('lower_budget', { name: 'busy', budget: { calls: 100 } }),
+        tool('lower_budget', { name: 'lead', budget: { calls: 21 } }),
+        answer('lowered'),
+      ),
+    },
+  });
+  // The stop the lowering caused reaches the Lead as a runtime note, which starts another turn.
+  const view = await eventually(
+    () => team.agentState(),
+    (v) =>
+      v.status === 'answered' &&
+      v.conversation.some((e) => e.role === 'assistant' && e.content === 'lowered') &&
+      v.conversation.some((e) => e.role === 'user' && (e.content as { teammate?: string } | null)?.teammate === 'busy'),
+  );
+  const results = view.conversation.filter((e) => e.role === 'tool' && e.toolName === 'lower_budget').map((e) => [e.ok, e.content]);
+  expect(results).toEqual([
+    [true, expect.stringContaining('"budget":{"calls":1},"previous":{"calls":50}')],
+    [false, expect.stringContaining('OperatorOnly')],
+    [false, expect.stringContaining('OperatorOnly')],
+  ]);
+  // The teammate now runs under one call: its next message waits once that call is used.
+  const busy = await eventually(
+    () => teammateState(team, 'busy'),
+    (s) => s.budget?.limits.calls === 1 && s.status === 'idle',
+  );
+  expect(busy.usage.total.calls).toBeGreaterThanOrEqual(1);
+  await team.sendMessage('busy', 'one more');
+  await eventually(
+    () => teammateState(team, 'busy'),
+    (s) => s.pending.length === 1 && s.budgetStop?.budget === 'calls',
+  );
+  await expectClean(team.teamId);
+}, 60_000);
+
 test('a cost budget for a model without a price is refused at start and at spawn, typed', async () => {
   const models: defs.TeamModels = {
     allowed: ['scripted:priced', 'scripted:free'],

@@ -180,6 +180,7 @@ describe('nothing a model writes produces the operator', () => {
     list_tasks: {},
     wait_agent: { timeoutMs: 1000 },
     interrupt_teammate: { name: 'bob' },
+    lower_budget: { name: 'bob', budget: { calls: 3 } },
     read_roster: {},
   };
 

@@ -57,6 +57,7 @@ test('the Team profile snapshot pins its policy, tools with schemas, and workflo
       'list_tasks',
       'wait_agent',
       'interrupt_teammate',
+      'lower_budget',
       'read_roster',
     ]),
   );

@@ -7,7 +7,14 @@
 import fc from 'fast-check';
 import { TEAM_TOOLS } from '../../shared/agent/teamTools';
 import { TASK_COMMAND_BODIES, TASK_STATUSES } from '../../shared/team';
-import { callerOnlySchema, interruptRequestSchema, sendEnvelopeSchema, spawnRequestSchema, waitRequestSchema } from '../../shared/contract/requests';
+import {
+  callerOnlySchema,
+  interruptRequestSchema,
+  sendEnvelopeSchema,
+  setBudgetRequestSchema,
+  spawnRequestSchema,
+  waitRequestSchema,
+} from '../../shared/contract/requests';
 
 type Args = Record<string, unknown>;
 interface Row {
@@ -55,6 +62,13 @@ const ROWS: Record<string, Row> = {
     toolDefaults: { timeoutMs: 300_000 },
   },
   interrupt_teammate: { wire: attributed(interruptRequestSchema), fields: { name: names } },
+  lower_budget: {
+    wire: attributed(setBudgetRequestSchema),
+    fields: {
+      name: names,
+      budget: [{}, { calls: 3 }, { calls: 0 }, { tokens: 1.5 }, { costUsd: 0.5, turns: 2 }, { costUsd: 0 }, { minutes: 1 }, null, 'calls=3'],
+    },
+  },
 };
 /** Tools that call no Update with a wire body: read_roster reads the roster through the context. */
 const WITHOUT_WIRE_SCHEMA = ['read_roster'];
