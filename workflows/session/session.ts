@@ -94,7 +94,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
     keepSearchAttribute(AGENT_TEAM_STATUS, status);
     // Only a cancellation (disposal, close_agent, a conflict's drain) ends a session: the Lead stopped it.
     if (status === 'exited') keepSearchAttribute(AGENT_TEAM_PHASE, 'stopped');
-    await hooks.report(status, turn, mate.inbox.consumed, mate.settled, mate.usage.total, mate.takeUnreportedExhaustion());
+    await hooks.report(status, turn, mate.inbox.consumed, mate.settled, mate.spend.usage.total, mate.spend.takeUnreportedStop(mate.turns));
   };
 
   const agentTurn = async (turn: number): Promise<void> => {
@@ -121,7 +121,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
       steer: { hasPending: () => mate.hasPending(), take: () => mate.takeAtStepBoundary() },
       onStep: (step) => details.step(step),
       onModelUsage: (usage) => mate.recordModelCall(usage),
-      spendCheck: () => mate.spendCheckInTurn(),
+      spendCheck: () => mate.spend.checkInTurn(),
     });
   };
 
@@ -129,7 +129,9 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
     for (;;) {
       // A member its budget stopped leaves its mail waiting (it goes on when the budget allows).
       const mayTurn = (): boolean => mate.hasPending() && mate.budgetStop() === null;
-      await condition(() => mayTurn() || mate.hasUnreportedSettlements() || mate.hasUnreportedExhaustion() || mate.mustRollOver(continueAsNewSuggested()));
+      await condition(
+        () => mayTurn() || mate.hasUnreportedSettlements() || mate.spend.hasUnreportedStop(mate.turns) || mate.mustRollOver(continueAsNewSuggested()),
+      );
       // Roll over at a turn boundary, busy or not: pending messages travel in the carried inbox.
       if (mate.mustRollOver(continueAsNewSuggested())) break;
       if (!mayTurn()) {
@@ -159,7 +161,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
       } finally {
         turnScope = undefined;
       }
-      if (hooks.onAnswer) await hooks.onAnswer(turn, reply, mate.usage.total);
+      if (hooks.onAnswer) await hooks.onAnswer(turn, reply, mate.spend.usage.total);
       // Idle even with mail that arrived during the turn: that mail is not settled yet, so the Lead still counts the member busy.
       await report('idle', turn);
     }

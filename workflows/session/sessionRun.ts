@@ -13,11 +13,9 @@ import { carriedWithinBudget, compactConversationOrDrop } from '../../shared/age
 import { MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
 import type { TeamEdge } from '../../shared/team/edges';
-import type { MemberUsage } from '../../shared/contract/usage';
 import type { ModelUsage } from '../../shared/contract/model';
-import { NO_MEMBER_USAGE, callUsage, recordCall } from '../../shared/agent/usage';
-import { spendExhaustion } from '../../shared/agent/spend';
 import type { BudgetExhaustion, MemberBudget } from '../../shared/contract/budgets';
+import { MemberSpend } from './memberSpend';
 
 /** Signals handled per run before continuing as new; the server allows 10,000 per run. */
 export const MAX_SIGNALS_PER_RUN = 5_000;
@@ -49,11 +47,8 @@ export class SessionRun {
   reportedSettled = 0;
   readonly ignored: IgnoredSignals = noIgnoredSignals();
   /** What this member's recorded model calls used, in all and in its current or last turn. */
-  usage: MemberUsage;
-  /** Whether the Lead was told that a budget stopped this member (once per stop). */
-  private exhaustionReported: boolean;
-  /** The budget the Lead's latest setBudget gave it; null: its input's. */
-  private budgetOverride: MemberBudget | null;
+  /** What its model calls used and the budget it runs under. */
+  readonly spend: MemberSpend;
   /** Bytes of the messages waiting in the inbox. */
   private pendingBytes: number;
   /** The messages the running turn took at its latest step boundary (Steer); an interrupt before its model call returns them. */
@@ -72,9 +67,7 @@ export class SessionRun {
     // The initial message is the first item of a fresh teammate's inbox.
     this.inbox = carried?.inbox ?? receive(emptyInbox(), input.initialMessage).inbox;
     this.settled = carried?.settled ?? 0;
-    this.usage = carried?.usage ?? NO_MEMBER_USAGE;
-    this.exhaustionReported = carried?.exhaustionReported ?? false;
-    this.budgetOverride = carried?.budget ?? null;
+    this.spend = new MemberSpend(input.budget, carried);
     this.pendingBytes = jsonBytes(this.inbox.pending);
   }
 
@@ -162,43 +155,19 @@ export class SessionRun {
     for (const m of messages) this.conversation.push(inboxEntry(m, this.turns, teamId));
   }
 
-  /** The budget it runs under now. */
-  get budget(): MemberBudget | undefined {
-    return this.budgetOverride ?? this.input.budget;
-  }
-
-  /** The Lead's setBudget: the new budget applies from the next check; a new stop is reported again. */
-  setBudget(budget: MemberBudget): 'applied' {
-    this.budgetOverride = budget;
-    this.exhaustionReported = false;
-    return 'applied';
-  }
-
-  /** The budget that stops this member from beginning another turn, or null: it then leaves its mail waiting. */
+  /** The budget that keeps this member from beginning another turn, or null: it then leaves its mail waiting. */
   budgetStop(): BudgetExhaustion | null {
-    return spendExhaustion(this.budget, this.usage.total, this.turns);
-  }
-
-  /** Checked before each model call of a running turn: the turn itself may run on, its calls may not. */
-  spendCheckInTurn(): BudgetExhaustion | null {
-    return spendExhaustion(this.budget, this.usage.total, null);
-  }
-
-  /** The stop to tell the Lead about, once: the report that carries it marks it told. */
-  takeUnreportedExhaustion(): BudgetExhaustion | undefined {
-    if (this.exhaustionReported) return undefined;
-    const stop = this.budgetStop();
-    if (stop) this.exhaustionReported = true;
-    return stop ?? undefined;
-  }
-
-  hasUnreportedExhaustion(): boolean {
-    return !this.exhaustionReported && this.budgetStop() !== null;
+    return this.spend.stopBeforeTurn(this.turns);
   }
 
   /** A model call's result was recorded in this run's history: its usage counts once, in the current turn. */
   recordModelCall(usage: ModelUsage | undefined): void {
-    this.usage = recordCall(this.usage, this.turns, callUsage(usage));
+    this.spend.recordCall(this.turns, usage);
+  }
+
+  /** The Lead's setBudget (the budgetChanged signal). */
+  setBudget(budget: MemberBudget): 'applied' {
+    return this.spend.setBudget(budget);
   }
 
   /**
@@ -241,9 +210,7 @@ export class SessionRun {
       continuedRuns: this.continuedRuns + 1,
       cwd: this.cwd,
       settled: this.settled,
-      usage: this.usage,
-      exhaustionReported: this.exhaustionReported,
-      ...(this.budgetOverride ? { budget: this.budgetOverride } : {}),
+      ...this.spend.carry(),
     };
   }
 
@@ -262,8 +229,8 @@ export class SessionRun {
       continuedRuns: this.continuedRuns,
       cwd: this.cwd,
       settled: this.settled,
-      usage: this.usage,
-      ...(this.budget ? { budget: this.budget } : {}),
+      usage: this.spend.usage,
+      ...(this.spend.budget ? { budget: this.spend.budget } : {}),
       ...withStop(this.budgetStop()),
       ignoredSignals: this.ignored,
     };

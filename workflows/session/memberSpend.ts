@@ -1,0 +1,73 @@
+/**
+ * A session's spend: what its recorded model calls used, the budget it runs under (its input's, or
+ * the latest setBudget's), and whether the Lead was told that the budget stopped it. Plain data and
+ * pure checks (shared/agent/usage.ts, shared/agent/spend.ts), carried across continue-as-new.
+ */
+import { NO_MEMBER_USAGE, callUsage, recordCall } from '../../shared/agent/usage';
+import { spendExhaustion } from '../../shared/agent/spend';
+import type { BudgetExhaustion, MemberBudget } from '../../shared/contract/budgets';
+import type { ModelUsage } from '../../shared/contract/model';
+import type { MemberUsage } from '../../shared/contract/usage';
+import type { CarriedTeammateState } from '../../shared/session/carried';
+
+export type CarriedSpend = Pick<CarriedTeammateState, 'usage' | 'exhaustionReported' | 'budget'>;
+
+export class MemberSpend {
+  usage: MemberUsage;
+  /** Whether the Lead was told that a budget stopped this member (once per stop). */
+  private exhaustionReported: boolean;
+  /** The budget the Lead's latest setBudget gave it; null: its input's. */
+  private override: MemberBudget | null;
+
+  constructor(
+    private readonly inputBudget: MemberBudget | undefined,
+    carried: CarriedSpend | undefined,
+  ) {
+    this.usage = carried?.usage ?? NO_MEMBER_USAGE;
+    this.exhaustionReported = carried?.exhaustionReported ?? false;
+    this.override = carried?.budget ?? null;
+  }
+
+  /** The budget it runs under now. */
+  get budget(): MemberBudget | undefined {
+    return this.override ?? this.inputBudget;
+  }
+
+  /** The Lead's setBudget: the new budget applies from the next check; a new stop is reported again. */
+  setBudget(budget: MemberBudget): 'applied' {
+    this.override = budget;
+    this.exhaustionReported = false;
+    return 'applied';
+  }
+
+  /** A model call's result was recorded in this run's history: its usage counts once, in `turn`. */
+  recordCall(turn: number, usage: ModelUsage | undefined): void {
+    this.usage = recordCall(this.usage, turn, callUsage(usage));
+  }
+
+  /** The budget that keeps the member from beginning another turn, after `turns` of them; null: none does. */
+  stopBeforeTurn(turns: number): BudgetExhaustion | null {
+    return spendExhaustion(this.budget, this.usage.total, turns);
+  }
+
+  /** Checked before each model call of a running turn: the turn itself may run on, its calls may not. */
+  checkInTurn(): BudgetExhaustion | null {
+    return spendExhaustion(this.budget, this.usage.total, null);
+  }
+
+  hasUnreportedStop(turns: number): boolean {
+    return !this.exhaustionReported && this.stopBeforeTurn(turns) !== null;
+  }
+
+  /** The stop to tell the Lead about, once: the report that carries it marks it told. */
+  takeUnreportedStop(turns: number): BudgetExhaustion | undefined {
+    if (this.exhaustionReported) return undefined;
+    const stop = this.stopBeforeTurn(turns);
+    if (stop) this.exhaustionReported = true;
+    return stop ?? undefined;
+  }
+
+  carry(): CarriedSpend {
+    return { usage: this.usage, exhaustionReported: this.exhaustionReported, ...(this.override ? { budget: this.override } : {}) };
+  }
+}
