@@ -322,7 +322,7 @@ withAgentOptions(
     .description('start a Team: its Lead workflow, with the team id (root session id) as workflow id; with --prompt the Lead is an agent')
     .option('--task-queue <queue>', 'task queue of the workers', process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE)
     .option('--max-members <n>', 'roster limit', (v) => Number.parseInt(v, 10))
-    .option('--lead-budget <budget>', "the Lead agent's budget: calls=N,tokens=N,cost=USD,turns=N (any of them)")
+    .option('--lead-budget <budget>', "the Lead agent's budget: calls=N,tokens=N,cost=USD,turns=N,active=SECONDS (any of them)")
     .option('--member-budget <budget>', "each teammate's and subagent's budget, written the same way"),
 ).action(async (teamId: string, opts: AgentFlags & { taskQueue: string; maxMembers?: number; leadBudget?: string; memberBudget?: string }) => {
   const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue', '--wait']);
@@ -507,7 +507,7 @@ program
 
 program
   .command('budget <teamId> <name> <budget>')
-  .description("replace a teammate's budget, or the Lead agent's (name lead): calls=N,tokens=N,cost=USD,turns=N; the operator may raise, the Lead only lower")
+  .description("replace a teammate's budget, or the Lead agent's (name lead): calls=N,tokens=N,cost=USD,turns=N,active=SECONDS; the operator may raise, the Lead only lower")
   .action(async (teamId: string, name: string, text: string) => {
     const budget = budgetFlag(text);
     await withTeam(teamId, 'change', async (team, options) => {

@@ -11,8 +11,9 @@ import { costUsd } from './usage';
 /**
  * The first budget that is used up, or null. `turnsBegun` counts turns already begun: before a new
  * turn pass the member's turns, within a turn pass null (its own turn is allowed to run on).
+ * `activeMs`: time spent in turns so far, the running turn's included.
  */
-export function spendExhaustion(budget: MemberBudget | undefined, usage: UsageTotals, turnsBegun: number | null): BudgetExhaustion | null {
+export function spendExhaustion(budget: MemberBudget | undefined, usage: UsageTotals, turnsBegun: number | null, activeMs = 0): BudgetExhaustion | null {
   if (!budget) return null;
   const { limits, price } = budget;
   const used: [keyof BudgetLimits, number | null][] = [
@@ -20,6 +21,7 @@ export function spendExhaustion(budget: MemberBudget | undefined, usage: UsageTo
     ['tokens', usage.inputTokens + usage.outputTokens],
     ['costUsd', price ? costUsd(usage, price) : null],
     ['turns', turnsBegun],
+    ['activeSeconds', Math.floor(activeMs / 1000)],
   ];
   for (const [dimension, amount] of used) {
     const limit = limits[dimension];

@@ -42,7 +42,12 @@ export function sumUsage(all: readonly UsageTotals[]): UsageTotals {
 /** A member's usage after one more recorded call in `turn`: its total, and the turn's (a new turn starts from zero). */
 export function recordCall(usage: MemberUsage, turn: number, call: UsageTotals): MemberUsage {
   const turnSoFar = usage.lastTurn?.turn === turn ? usage.lastTurn.usage : NO_USAGE;
-  return { total: addUsage(usage.total, call), lastTurn: { turn, usage: addUsage(turnSoFar, call) } };
+  return { ...usage, total: addUsage(usage.total, call), lastTurn: { turn, usage: addUsage(turnSoFar, call) } };
+}
+
+/** A member's usage with `ms` more time spent in turns (a clock that went back adds nothing). */
+export function addActiveTime(usage: MemberUsage, ms: number): MemberUsage {
+  return { ...usage, activeMs: Math.min(Number.MAX_SAFE_INTEGER, (usage.activeMs ?? 0) + Math.max(0, Math.round(ms))) };
 }
 
 /** The cost of these tokens in US dollars at this price (cache reads and writes at the input price when the table gives none). */

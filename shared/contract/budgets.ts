@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { modelPriceSchema, type ModelPrice } from './usage';
 
-/** What a budget caps: recorded model calls, tokens (input plus output), cost in US dollars, turns begun. */
-export const BUDGET_DIMENSIONS = ['calls', 'tokens', 'costUsd', 'turns'] as const;
+/** What a budget caps: recorded model calls, tokens (input plus output), cost in US dollars, turns begun, seconds spent in turns. */
+export const BUDGET_DIMENSIONS = ['calls', 'tokens', 'costUsd', 'turns', 'activeSeconds'] as const;
 export type BudgetDimension = (typeof BUDGET_DIMENSIONS)[number];
 
 const whole = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -17,6 +17,7 @@ export const budgetLimitsSchema = z.strictObject({
   tokens: whole.optional(),
   costUsd: z.number().gt(0).max(1_000_000).optional(),
   turns: whole.optional(),
+  activeSeconds: whole.optional(),
 });
 export type BudgetLimits = z.output<typeof budgetLimitsSchema>;
 
@@ -48,7 +49,13 @@ export interface BudgetExhaustion {
 }
 
 /** The words of a budget as people write it (`calls=40,tokens=200000,cost=2.5,turns=10`). */
-const BUDGET_WORDS: Readonly<Record<string, BudgetDimension>> = { calls: 'calls', tokens: 'tokens', cost: 'costUsd', turns: 'turns' };
+const BUDGET_WORDS: Readonly<Record<string, BudgetDimension>> = {
+  calls: 'calls',
+  tokens: 'tokens',
+  cost: 'costUsd',
+  turns: 'turns',
+  active: 'activeSeconds',
+};
 
 /** A budget as people write it; throws a message naming what to write when it is malformed. */
 export function parseBudgetText(text: string): BudgetLimits {
@@ -66,7 +73,7 @@ export function parseBudgetText(text: string): BudgetLimits {
 
 function budgetSyntax(shown: string): string {
   return (
-    `${JSON.stringify(shown.slice(0, 80))} is not a budget; write calls=N,tokens=N,cost=USD,turns=N (any of them; ` +
-    'calls, tokens and turns whole numbers from 1, cost above 0)'
+    `${JSON.stringify(shown.slice(0, 80))} is not a budget; write calls=N,tokens=N,cost=USD,turns=N,active=SECONDS (any of them; ` +
+    'calls, tokens, turns and seconds whole numbers from 1, cost above 0)'
   );
 }

@@ -32,6 +32,8 @@ export const memberUsageSchema = z.object({
   total: usageTotalsSchema,
   /** null until the member's first call. */
   lastTurn: z.object({ turn: count, usage: usageTotalsSchema }).nullable(),
+  /** Time spent in turns, in milliseconds of workflow time (idle time between turns is not counted; absent: none yet). */
+  activeMs: count.optional(),
 });
 export type MemberUsage = z.output<typeof memberUsageSchema>;
 

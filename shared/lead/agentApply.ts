@@ -11,7 +11,7 @@ import { own } from '../util/own';
 import { SUBAGENT_ANSWERS_KEPT } from '../contract/limits';
 import type { LeadAgentEvent } from './agentEvents';
 import type { CarriedLeadAgent, SubagentRecord } from './carried';
-import { NO_MEMBER_USAGE, NO_USAGE, addUsage, recordCall, sumUsage } from '../agent/usage';
+import { NO_MEMBER_USAGE, NO_USAGE, addActiveTime, addUsage, recordCall, sumUsage } from '../agent/usage';
 
 export function applyLeadAgent(state: CarriedLeadAgent, event: LeadAgentEvent): CarriedLeadAgent {
   switch (event.type) {
@@ -52,6 +52,8 @@ export function applyLeadAgent(state: CarriedLeadAgent, event: LeadAgentEvent): 
     }
     case 'subagentUsageReported':
       return withSubagent(state, event.agentId, (r) => (r.usage && r.usage.calls > event.usage.calls ? r : { ...r, usage: event.usage }));
+    case 'activeTimeAdded':
+      return { ...state, usage: addActiveTime(state.usage ?? NO_MEMBER_USAGE, event.ms) };
     case 'modelCallCompleted':
       return { ...state, usage: recordCall(state.usage ?? NO_MEMBER_USAGE, event.turn, event.usage) };
     case 'subagentClosed':

@@ -44,6 +44,11 @@ export function decideModelCall(state: CarriedLeadAgent, usage: ModelUsage | und
   return [{ type: 'modelCallCompleted', turn: state.turns, usage: callUsage(usage) }];
 }
 
+/** The Lead's turn took `ms` of workflow time (nothing when it took none). */
+export function decideActiveTime(_state: CarriedLeadAgent, ms: number): LeadAgentEvent[] {
+  return ms > 0 ? [{ type: 'activeTimeAdded', ms }] : [];
+}
+
 // ---- turn bookkeeping ----------------------------------------------------------------------
 
 /** A new turn over the inbox's messages (the workflow records them as the turn's user entries). */

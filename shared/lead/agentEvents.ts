@@ -40,6 +40,8 @@ export type LeadAgentEvent =
   | { type: 'subagentUsageReported'; agentId: string; usage: UsageTotals }
   /** One of the Lead's own model calls came back: its usage counts once, in this turn. */
   | { type: 'modelCallCompleted'; turn: number; usage: UsageTotals }
+  /** A turn (or the part of it this run ran) took `ms` of workflow time: active time, which a budget may cap. */
+  | { type: 'activeTimeAdded'; ms: number }
   /** A subagent's child was stopped (close_agent, disposal). */
   | { type: 'subagentClosed'; agentId: string }
   /** The oldest closed subagents were forgotten to make room for a new one. */

@@ -241,6 +241,25 @@ test("the Lead agent's lower_budget lowers a teammate's budget and stops it; its
   await expectClean(team.teamId);
 }, 60_000);
 
+test('an active-time budget stops a teammate whose turn ran past it, before its next model call', async () => {
+  const team = await TeamClient.start(env.client, {
+    teamId: uniqueId('active-budget'),
+    taskQueue: env.worker.taskQueue,
+    budgets: { member: { activeSeconds: 1 } },
+  });
+  // The first call thinks for 1.5 s: the second would start past the one second in turns.
+  await team.spawnTeammate({ name: 'slow', message: json(script(think(1_500), tool('list_tasks'), answer('never reached'))) });
+  const slow = await eventually(
+    () => teammateState(team, 'slow'),
+    (s) => s.status === 'idle' && budgetNotes(s.conversation).length === 1,
+  );
+  expect(budgetNotes(slow.conversation)[0]?.content).toMatchObject({ budget: 'activeSeconds', limit: 1 });
+  expect(slow.usage.total.calls).toBe(1);
+  expect(slow.usage.activeMs).toBeGreaterThanOrEqual(1_500);
+  expect(slow.budgetStop).toMatchObject({ budget: 'activeSeconds' });
+  await expectClean(team.teamId);
+}, 60_000);
+
 test('a cost budget for a model without a price is refused at start and at spawn, typed', async () => {
   const models: defs.TeamModels = {
     allowed: ['scripted:priced', 'scripted:free'],

@@ -48,6 +48,14 @@ describe('the budget check', () => {
     // Within a turn the turns cap is not checked: the turn that began may run on.
     expect(spendExhaustion(budget, used(1, 10, 10), null)).toBeNull();
     expect(spendExhaustion(undefined, used(1e9, 1e9, 1e9), 1e9)).toBeNull();
+    // Active time: whole seconds spent in turns, the running turn's included.
+    expect(spendExhaustion({ limits: { activeSeconds: 60 } }, NO_USAGE, null, 59_999)).toBeNull();
+    expect(spendExhaustion({ limits: { activeSeconds: 60 } }, NO_USAGE, null, 60_000)).toEqual({
+      type: 'BudgetExhausted',
+      budget: 'activeSeconds',
+      used: 60,
+      limit: 60,
+    });
   });
 
   test('against a simpler model: stopped exactly when some capped figure has reached its cap', () => {
@@ -77,7 +85,13 @@ describe('the budget check', () => {
   });
 
   test('the budget syntax: any of calls, tokens, cost, turns; anything else refused with what to write', () => {
-    expect(parseBudgetText('calls=40,tokens=200000 cost=2.5,turns=10')).toEqual({ calls: 40, tokens: 200_000, costUsd: 2.5, turns: 10 });
+    expect(parseBudgetText('calls=40,tokens=200000 cost=2.5,turns=10,active=600')).toEqual({
+      calls: 40,
+      tokens: 200_000,
+      costUsd: 2.5,
+      turns: 10,
+      activeSeconds: 600,
+    });
     expect(parseBudgetText('cost=0.5')).toEqual({ costUsd: 0.5 });
     for (const bad of ['calls=0', 'calls=1.5', 'cost=0', 'time=5', 'calls', 'calls=', 'calls=1=2', '__proto__=1', 'constructor=1', 'tokens=-3']) {
       expect(() => parseBudgetText(bad)).toThrow(/is not a budget; write calls=N,tokens=N,cost=USD,turns=N/);

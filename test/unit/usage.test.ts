@@ -3,7 +3,7 @@
  * own calls and from its members' reports, and the Team's usage view with its costs.
  */
 import fc from 'fast-check';
-import { NO_MEMBER_USAGE, NO_USAGE, addUsage, callUsage, costUsd, recordCall, sumUsage } from '../../shared/agent/usage';
+import { NO_MEMBER_USAGE, NO_USAGE, addActiveTime, addUsage, callUsage, costUsd, recordCall, sumUsage } from '../../shared/agent/usage';
 import { parseDeploymentModels, parsePriceTable, teamModelsSchema } from '../../shared/contract/modelNames';
 import { TOKEN_KINDS, type UsageTotals } from '../../shared/contract/usage';
 import {
@@ -76,6 +76,13 @@ describe('usage arithmetic', () => {
         expect(member.lastTurn).toEqual({ turn: lastTurn, usage: sumUsage(turns.filter(([t]) => t === lastTurn).map(([, c]) => callUsage(c))) });
       }),
     );
+  });
+
+  test('active time adds up whole milliseconds, never goes back, and survives recorded calls', () => {
+    let member = addActiveTime(NO_MEMBER_USAGE, 1_500.4);
+    member = addActiveTime(member, -300);
+    member = recordCall(member, 1, callUsage({ promptTokens: 1, completionTokens: 1 }));
+    expect(member.activeMs).toBe(1_500);
   });
 
   test('a call without reported usage still counts as a call, with no tokens', () => {

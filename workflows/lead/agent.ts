@@ -18,6 +18,7 @@ import {
   REQUIRED_WORK_WAIT_MS,
   busyMembers,
   decideAnswer,
+  decideActiveTime,
   decideBudgetAnswer,
   decideModelCall,
   openTaskIds,
@@ -117,7 +118,7 @@ export class LeadAgentRunner {
   /** The Lead's own budget, when it stops it from beginning another turn. */
   private budgetStop(): BudgetExhaustion | null {
     const { agent } = this.deps;
-    return spendExhaustion(this.deps.budget(), agent.state.usage?.total ?? NO_USAGE, agent.state.turns);
+    return spendExhaustion(this.deps.budget(), agent.state.usage?.total ?? NO_USAGE, agent.state.turns, agent.state.usage?.activeMs ?? 0);
   }
 
   private async turn(resume: ResumeTurn | null): Promise<'done' | 'failed' | 'yielded' | BudgetExhaustion> {
@@ -135,6 +136,7 @@ export class LeadAgentRunner {
     }
     this.setStatus('running');
     agent.apply(decideStartTurn(agent.state));
+    const startedAt = Date.now();
     this.turnScope = new CancellationScope();
     try {
       const result = await this.turnScope.run(() =>
@@ -157,7 +159,8 @@ export class LeadAgentRunner {
           steer: { hasPending: () => run.state.leadInbox.pending.length > 0, take: () => this.takeIntoTurn(turn) },
           onStep: (step) => this.deps.onStep(step),
           onModelUsage: (usage) => agent.apply(decideModelCall(agent.state, usage)),
-          spendCheck: () => spendExhaustion(this.deps.budget(), agent.state.usage?.total ?? NO_USAGE, null),
+          spendCheck: () =>
+            spendExhaustion(this.deps.budget(), agent.state.usage?.total ?? NO_USAGE, null, (agent.state.usage?.activeMs ?? 0) + Date.now() - startedAt),
         }),
       );
       if (result.yieldedAtStep !== undefined) {
@@ -179,6 +182,7 @@ export class LeadAgentRunner {
     } finally {
       this.turnScope = undefined;
       agent.currentTurn = null;
+      agent.apply(decideActiveTime(agent.state, Date.now() - startedAt));
     }
   }
 

@@ -3,7 +3,7 @@
  * the latest setBudget's), and whether the Lead was told that the budget stopped it. Plain data and
  * pure checks (shared/agent/usage.ts, shared/agent/spend.ts), carried across continue-as-new.
  */
-import { NO_MEMBER_USAGE, callUsage, recordCall } from '../../shared/agent/usage';
+import { NO_MEMBER_USAGE, addActiveTime, callUsage, recordCall } from '../../shared/agent/usage';
 import { spendExhaustion } from '../../shared/agent/spend';
 import type { BudgetExhaustion, MemberBudget } from '../../shared/contract/budgets';
 import type { ModelUsage } from '../../shared/contract/model';
@@ -18,6 +18,8 @@ export class MemberSpend {
   private exhaustionReported: boolean;
   /** The budget the Lead's latest setBudget gave it; null: its input's. */
   private override: MemberBudget | null;
+  /** When the running turn began (workflow time, ms); null between turns. A turn never spans runs. */
+  private turnStartedAt: number | null = null;
 
   constructor(
     private readonly inputBudget: MemberBudget | undefined,
@@ -45,14 +47,25 @@ export class MemberSpend {
     this.usage = recordCall(this.usage, turn, callUsage(usage));
   }
 
-  /** The budget that keeps the member from beginning another turn, after `turns` of them; null: none does. */
-  stopBeforeTurn(turns: number): BudgetExhaustion | null {
-    return spendExhaustion(this.budget, this.usage.total, turns);
+  turnBegan(now: number): void {
+    this.turnStartedAt = now;
   }
 
-  /** Checked before each model call of a running turn: the turn itself may run on, its calls may not. */
-  checkInTurn(): BudgetExhaustion | null {
-    return spendExhaustion(this.budget, this.usage.total, null);
+  /** The turn's time counts as active time. */
+  turnEnded(now: number): void {
+    if (this.turnStartedAt !== null) this.usage = addActiveTime(this.usage, now - this.turnStartedAt);
+    this.turnStartedAt = null;
+  }
+
+  /** The budget that keeps the member from beginning another turn, after `turns` of them; null: none does. */
+  stopBeforeTurn(turns: number): BudgetExhaustion | null {
+    return spendExhaustion(this.budget, this.usage.total, turns, this.usage.activeMs ?? 0);
+  }
+
+  /** Checked before each model call of a running turn (at `now`): the turn itself may run on, its calls may not. */
+  checkInTurn(now: number): BudgetExhaustion | null {
+    const running = this.turnStartedAt === null ? 0 : Math.max(0, now - this.turnStartedAt);
+    return spendExhaustion(this.budget, this.usage.total, null, (this.usage.activeMs ?? 0) + running);
   }
 
   hasUnreportedStop(turns: number): boolean {

@@ -121,7 +121,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
       steer: { hasPending: () => mate.hasPending(), take: () => mate.takeAtStepBoundary() },
       onStep: (step) => details.step(step),
       onModelUsage: (usage) => mate.recordModelCall(usage),
-      spendCheck: () => mate.spend.checkInTurn(),
+      spendCheck: () => mate.spend.checkInTurn(Date.now()),
     });
   };
 

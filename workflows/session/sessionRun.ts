@@ -134,6 +134,7 @@ export class SessionRun {
     this.interruptRequested = false;
     this.status = 'running';
     this.lastTake = [];
+    this.spend.turnBegan(Date.now());
     this.record(inbox, messages);
     return { turn: this.turns, messages };
   }
@@ -185,6 +186,7 @@ export class SessionRun {
     this.interruptRequested = false;
     this.status = 'idle';
     this.lastTake = [];
+    this.spend.turnEnded(Date.now());
   }
 
   /**
