@@ -507,7 +507,10 @@ program
 
 program
   .command('budget <teamId> <name> <budget>')
-  .description("replace a teammate's budget, or the Lead agent's (name lead): calls=N,tokens=N,cost=USD,turns=N,active=SECONDS; the operator may raise, the Lead only lower")
+  .description(
+    "replace a teammate's budget, or the Lead agent's (name lead): calls=N,tokens=N,cost=USD,turns=N,active=SECONDS; " +
+      'the operator may raise, the Lead only lower',
+  )
   .action(async (teamId: string, name: string, text: string) => {
     const budget = budgetFlag(text);
     await withTeam(teamId, 'change', async (team, options) => {

@@ -261,7 +261,8 @@ export const interruptTeammateTool = defineTool({
 });
 
 const budgetCaps = budgetLimitsSchema.describe(
-  'The new caps, replacing the old ones: calls (model calls), tokens (input plus output), costUsd, turns. Each must be at most the current cap, and every current cap must stay',
+  'The new caps, replacing the old ones: calls (model calls), tokens (input plus output), costUsd, turns, activeSeconds. ' +
+    'Each must be at most the current cap, and every current cap must stay',
 );
 export const lowerBudgetTool = defineTool({
   name: 'lower_budget',

@@ -105,7 +105,11 @@ describe('OpenAI-compatible provider against a local chat-completions server', (
     replies = [(res) => json(res, 200, completion({ content: 'hello there' }, 'stop', { prompt_tokens: 7, completion_tokens: 3 }))];
     const p = provider();
     const response = await p.complete({ ...simple, temperature: 0.2, maxTokens: 64 });
-    expect(response).toEqual({ message: { content: 'hello there', toolCalls: [] }, finishReason: 'stop', usage: { promptTokens: 7, completionTokens: 3 } });
+    expect(response).toEqual({
+      message: { content: 'hello there', toolCalls: [] },
+      finishReason: 'stop',
+      usage: { promptTokens: 7, completionTokens: 3, cacheReadTokens: 0, reasoningTokens: 0 },
+    });
     expect(received).toHaveLength(1);
     expect(received[0]?.method).toBe('POST');
     expect(received[0]?.url).toBe('/v1/chat/completions');
