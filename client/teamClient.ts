@@ -4,25 +4,24 @@
  * tests and benchmarks. Every call has a deadline and ends by it (client/deadlines.ts): with its
  * result, a typed rejection, or TeamCallTimedOut saying what to do next.
  *
- * This file is the facade, one short method per Update and Query. The work lives beside it:
- * client/teamCalls.ts runs every call (deadline, retries, diagnosis, rejection reports),
+ * This file is the facade, one short method per Update; the Queries are its base, client/teamReads.ts.
+ * The work lives beside it: client/teamCalls.ts runs every call (deadline, retries, diagnosis, rejection reports),
  * client/updateSlots.ts bounds the Updates in flight per Team, client/teamStart.ts starts and forks
  * a Team, client/answerWait.ts waits on edges and for the Lead's answer, client/agentStates.ts
  * reads an agent's own state, client/failures.ts names the client-side failure types.
  */
 import { randomUUID } from 'node:crypto';
-import { type Client, type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import * as defs from '../shared/contract';
-import type { AgentTeamView } from '../shared/projection/agentTeamView';
-import type { LegacyMailbox, TaskMutationResult, TaskPage, TaskSnapshot, TaskView, TeamView } from '../shared/team';
+import type { TaskMutationResult, TaskPage, TaskView, TeamView } from '../shared/team';
 import { LEAD } from '../shared/team';
 import type { InboxMessage } from '../shared/team/inbox';
 import type { JsonValue } from '../shared/contract/json';
 import type { EdgeKind, TeamEdge } from '../shared/team/edges';
-import { type CallOptions, type TeamDeadlines, type TeamHealth, resolveDeadlines } from './deadlines';
-import { readTeamHealth } from './health';
-import { readLeadAgentState, readTeammateState } from './agentStates';
+import { type CallOptions, type TeamDeadlines, resolveDeadlines } from './deadlines';
+import { TeamReads } from './teamReads';
+import { cancelTeam } from './teamCancel';
 import { type WaitForAnswerOptions, waitForAnswer, watchNextEdge } from './answerWait';
 import { TeamCalls } from './teamCalls';
 import { type ForkOf, type ForkRootOptions, type StartTeamOptions, forkRootStart, startLeadWorkflow } from './teamStart';
@@ -56,11 +55,11 @@ const DEFAULT_CALLER: string = LEAD;
  * Every call has a deadline (see TeamDeadlines: per kind, per client, per call) and ends by it,
  * with its result, a typed rejection, or TeamCallTimedOut.
  */
-export class TeamClient {
+export class TeamClient extends TeamReads {
   /** This client's deadlines: the defaults, overridden by the constructor's (see TeamDeadlines). */
   readonly deadlines: Readonly<TeamDeadlines>;
   /** Runs this client's calls (client/teamCalls.ts). */
-  private readonly calls: TeamCalls;
+  protected readonly calls: TeamCalls;
 
   constructor(
     readonly client: Client,
@@ -75,6 +74,7 @@ export class TeamClient {
      */
     readonly reportsRejections: boolean = false,
   ) {
+    super();
     this.deadlines = Object.freeze(resolveDeadlines(deadlines));
     this.calls = new TeamCalls(this);
   }
@@ -117,11 +117,6 @@ export class TeamClient {
   /** The same Team, caller and deadlines, reporting (or not) its typed rejections to the Lead's view. */
   reportingRejections(report = true): TeamClient {
     return new TeamClient(this.client, this.teamId, this.caller, this.deadlines, report);
-  }
-
-  /** Always the latest run: continue-as-new is invisible to callers. */
-  handle(): WorkflowHandle<defs.TeamLeadWorkflow> {
-    return this.calls.handle();
   }
 
   /**
@@ -223,63 +218,10 @@ export class TeamClient {
   }
 
   /**
-   * Requests cancellation, what the Web UI's "Request Cancellation" and `temporal workflow cancel`
-   * send, and waits until the Lead has closed. The Lead takes it as a disposal (admission closes,
-   * admitted operations settle, every member stops) and ends CANCELLED; the report gives that
-   * status as the server records it, and the Team's final view (a query, served by a worker).
-   * Deadline: `disposeMs`.
+   * Requests cancellation (the Web UI's "Request Cancellation") and waits until the Lead has closed:
+   * it takes it as a disposal and ends CANCELLED (client/teamCancel.ts). Deadline: `disposeMs`.
    */
-  async cancel(options?: CallOptions): Promise<{ status: string; view: TeamView }> {
-    return this.calls.call('cancel', options?.deadlineMs ?? this.deadlines.disposeMs, async () => {
-      const handle = this.handle();
-      await handle.cancel();
-      // The close is the answer, whatever it is (CANCELLED after the disposal, or COMPLETED if a disposeTeam got there first).
-      await handle.result().catch((error: unknown) => {
-        if (!(error instanceof WorkflowFailedError)) throw error;
-      });
-      const { status } = await handle.describe();
-      return { status: status.name, view: await handle.query(defs.getTeamViewQuery) };
-    });
-  }
-
-  // Queries, in the order of docs/wire-contract.md, then the server's describe.
-
-  view(options?: CallOptions): Promise<TeamView> {
-    return this.calls.query(defs.getTeamViewQuery.name, options, () => this.handle().query(defs.getTeamViewQuery));
-  }
-  /** The agentTeam wire projection (what the web panel shows). */
-  agentTeamView(options?: CallOptions): Promise<AgentTeamView> {
-    return this.calls.query(defs.getAgentTeamViewQuery.name, options, () => this.handle().query(defs.getAgentTeamViewQuery));
-  }
-  task(taskId: number, options?: CallOptions): Promise<TaskSnapshot | null> {
-    return this.calls.query(defs.getTaskQuery.name, options, () => this.handle().query(defs.getTaskQuery, { taskId }));
-  }
-  runInfo(options?: CallOptions): Promise<defs.LeadRunInfo> {
-    return this.calls.query(defs.getLeadRunInfoQuery.name, options, () => this.handle().query(defs.getLeadRunInfoQuery));
-  }
-  legacyMailbox(options?: CallOptions): Promise<LegacyMailbox> {
-    return this.calls.query(defs.getLegacyMailboxQuery.name, options, () => this.handle().query(defs.getLegacyMailboxQuery));
-  }
-  liveStatus(options?: CallOptions): Promise<Record<string, defs.LiveStatus>> {
-    return this.calls.query(defs.getLiveStatusQuery.name, options, () => this.handle().query(defs.getLiveStatusQuery));
-  }
-  /** What the Team's model calls used, per member and in all, with cost where the Team's price table prices the model (Query). */
-  usage(options?: CallOptions): Promise<defs.TeamUsageView> {
-    return this.calls.query(defs.getTeamUsageQuery.name, options, () => this.handle().query(defs.getTeamUsageQuery));
-  }
-  /** The Lead agent: status, turns, cwd, final answer and conversation (Query, no history written). NoLeadAgent from a Lead without the agent runtime. */
-  agentState(options?: CallOptions): Promise<defs.LeadAgentView> {
-    return readLeadAgentState(this.calls, options);
-  }
-  /** A teammate's own state, conversation included (Query on its workflow, named by the roster). */
-  teammateState(name: string, options?: CallOptions): Promise<defs.TeammateStateView> {
-    return readTeammateState(this.calls, name, options);
-  }
-  /**
-   * What the server says about the Lead without a worker: run status, task queue, workers polling
-   * it, failing workflow tasks (see `healthAdvice`). Throws WorkflowNotFoundError for an unknown Team.
-   */
-  health(options?: CallOptions): Promise<TeamHealth> {
-    return this.calls.query('describe', options, () => readTeamHealth(this.client, this.teamId));
+  cancel(options?: CallOptions): Promise<{ status: string; view: TeamView }> {
+    return cancelTeam(this.calls, options?.deadlineMs ?? this.deadlines.disposeMs);
   }
 }
