@@ -1,14 +1,9 @@
 /**
- * The typed client over the Temporal client SDK: start a Team (its Lead workflow), then drive it
- * through the wire contract in shared/contract/ (docs/wire-contract.md). Used by the CLI, the demo,
- * tests and benchmarks. Every call has a deadline and ends by it (client/deadlines.ts): with its
- * result, a typed rejection, or TeamCallTimedOut saying what to do next.
- *
- * This file is the facade, one short method per Update; the Queries are its base, client/teamReads.ts.
- * The work lives beside it: client/teamCalls.ts runs every call (deadline, retries, diagnosis, rejection reports),
- * client/updateSlots.ts bounds the Updates in flight per Team, client/teamStart.ts starts and forks
- * a Team, client/answerWait.ts waits on edges and for the Lead's answer, client/agentStates.ts
- * reads an agent's own state, client/failures.ts names the client-side failure types.
+ * The typed client over the Temporal client SDK, the facade of the wire contract (shared/contract/,
+ * docs/wire-contract.md): start a Team, then one short method per Update; the Queries are its base,
+ * client/teamReads.ts. Every call ends by its deadline (client/deadlines.ts) with its result, a typed
+ * rejection, or TeamCallTimedOut saying what to do next. The work lives beside it: teamCalls.ts runs
+ * calls, updateSlots.ts bounds Updates in flight, teamStart.ts starts and forks, answerWait.ts waits.
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -43,18 +38,10 @@ export { MAX_IN_FLIGHT_UPDATES_PER_TEAM, updateSlotsInUse, withUpdateSlot } from
 export type { ForkRootOptions, StartTeamOptions } from './teamStart';
 export type { WaitForAnswerOptions } from './answerWait';
 
-/**
- * Who a client acts as when none is named (constructor, `attach`, `start`, `forkRoot`): the Lead,
- * as it always has, so library code written before the operator caller keeps its authority (a
- * claim by the operator is refused). A person's tool names the operator instead:
- * `TeamClient.attach(client, teamId, OPERATOR)` or `team.as(OPERATOR)`, as the CLI and panel do.
- */
+/** Who a client acts as when none is named: the Lead, so code written before the operator caller keeps its authority. People's tools name OPERATOR (`team.as(OPERATOR)`). */
 const DEFAULT_CALLER: string = LEAD;
 
-/**
- * Every call has a deadline (see TeamDeadlines: per kind, per client, per call) and ends by it,
- * with its result, a typed rejection, or TeamCallTimedOut.
- */
+/** Every call has a deadline (TeamDeadlines: per kind, per client, per call) and ends by it. */
 export class TeamClient extends TeamReads {
   /** This client's deadlines: the defaults, overridden by the constructor's (see TeamDeadlines). */
   readonly deadlines: Readonly<TeamDeadlines>;

@@ -114,13 +114,13 @@ export class LeadAgentRunner {
     };
   }
 
-  /** One turn over the Lead's inbox, or the rest of a turn the previous run yielded. */
   /** The Lead's own budget, when it stops it from beginning another turn. */
   private budgetStop(): BudgetExhaustion | null {
     const { agent } = this.deps;
     return spendExhaustion(this.deps.budget(), agent.state.usage?.total ?? NO_USAGE, agent.state.turns, agent.state.usage?.activeMs ?? 0);
   }
 
+  /** One turn over the Lead's inbox, or the rest of a turn the previous run yielded; a budget that stops it is its outcome. */
   private async turn(resume: ResumeTurn | null): Promise<'done' | 'failed' | 'yielded' | BudgetExhaustion> {
     const { agent, run, teamId } = this.deps;
     const toolset = toolsetOf(agent.profile);

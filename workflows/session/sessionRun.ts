@@ -46,8 +46,7 @@ export class SessionRun {
   settled: number;
   reportedSettled = 0;
   readonly ignored: IgnoredSignals = noIgnoredSignals();
-  /** What this member's recorded model calls used, in all and in its current or last turn. */
-  /** What its model calls used and the budget it runs under. */
+  /** What its recorded model calls used (in all, and in its current or last turn) and the budget it runs under. */
   readonly spend: MemberSpend;
   /** Bytes of the messages waiting in the inbox. */
   private pendingBytes: number;
