@@ -9,6 +9,8 @@
  * limit's retry-after up to MODEL_RETRY_AFTER_CAP_MS (a longer wait fails the call for good:
  * ModelRetryAfterTooLong). Providers do not retry: the activity's retry policy is the only retry
  * layer. A response too large to be the activity's result fails typed instead of being returned.
+ * Its heartbeats say whether the provider still has the request, so a retry can count an attempt
+ * whose answer was lost to a dead worker or a timeout (activities/lostAnswers.ts).
  */
 import { MODEL_NOT_ALLOWED, modelNotAllowed, type TeamModels } from '../shared/contract/modelNames';
 import { Context } from '@temporalio/activity';
@@ -20,6 +22,7 @@ import { errorMessage } from '../shared/util/errors';
 import { redactErrorCredentials, redactUrlCredentials } from '../shared/text/redact';
 import type { CallModelInput, ModelActivities } from '../shared/contract';
 import { ScriptExhaustedError } from './providers/scriptExhausted';
+import { ATTEMPT_FAILED, AWAITING_ANSWER, countLostAnswer, type LostAnswerTags, lostAnswerTags, previousAttemptLost } from './lostAnswers';
 
 export interface ModelActivityDependencies {
   provider: ModelProvider;
@@ -29,6 +32,8 @@ export interface ModelActivityDependencies {
    * none gets its default (a Team's own list is checked in the workflow).
    */
   allowed?: TeamModels;
+  /** Counts an attempt whose answer was lost (activities/lostAnswers.ts); default: the activity's metric meter. */
+  countLostAnswer?: (tags: LostAnswerTags) => void;
 }
 
 /** ApplicationFailure types of classified model-call failures. */
@@ -128,7 +133,7 @@ function activityFailureOf(error: Error): Error {
   return error;
 }
 
-export function createModelActivities({ provider, toolsFor, allowed }: ModelActivityDependencies): ModelActivities {
+export function createModelActivities({ provider, toolsFor, allowed, countLostAnswer: countLost }: ModelActivityDependencies): ModelActivities {
   return {
     /** One model call. Cancellable; heartbeats every second while it runs. */
     async callModel(input: CallModelInput): Promise<ModelResponse> {
@@ -156,12 +161,19 @@ export function createModelActivities({ provider, toolsFor, allowed }: ModelActi
       }
       // No name: this worker's list's default, else its provider's own (MODEL_NAME).
       const request: ModelRequest = { model: input.model ?? allowed?.default ?? '', messages: input.messages, tools };
+      if (previousAttemptLost(ctx.info.attempt, ctx.info.heartbeatDetails)) {
+        const tags = lostAnswerTags(ctx.info.workflowType, input.model);
+        (countLost ?? ((t: LostAnswerTags) => countLostAnswer(ctx.metricMeter, t)))(tags);
+      }
       const signal = ctx.cancellationSignal;
-      const heartbeat = setInterval(() => ctx.heartbeat(), MODEL_CALL_HEARTBEAT_INTERVAL_MS);
+      ctx.heartbeat(AWAITING_ANSWER);
+      const heartbeat = setInterval(() => ctx.heartbeat(AWAITING_ANSWER), MODEL_CALL_HEARTBEAT_INTERVAL_MS);
       let response: ModelResponse;
       try {
         response = await provider.complete(request, { signal });
       } catch (error) {
+        // This attempt ends with an outcome: the SDK flushes this last heartbeat with the failure, so a retry does not count it lost.
+        ctx.heartbeat(ATTEMPT_FAILED);
         // Cancellation: rethrown as is, so Temporal reports the activity as cancelled.
         if (signal.aborted && (isAbortError(error) || error instanceof CancelledFailure)) throw error;
         throw toActivityFailure(error);

@@ -9,21 +9,15 @@ import { answer, script, scriptText, send, tool } from '../../activities/provide
 import { TeamClient } from '../../client/teamClient';
 import * as defs from '../../shared/contract';
 import type { LeadAgentView } from '../../shared/contract';
+import { freePort } from '../../scripts/devServer';
 import { useClientAndWorkerProcesses } from '../support/harness';
+import { countOn, parseExposition, scrape } from '../support/prometheus';
 import { recordedModelUsage } from '../support/recordedUsage';
 import { teammateWorkflowId } from '../../shared/team';
 import { eventually } from '../support/teams';
 import { uniqueId } from '../support/temporal';
 
 const env = useClientAndWorkerProcesses();
-
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A Lead that plans one task and spawns one teammate who completes it and reports back; the Lead then answers. */
 async function startTeamRun(client: Client, taskQueue: string): Promise<TeamClient> {
@@ -47,25 +41,6 @@ const answered = (team: TeamClient): Promise<LeadAgentView> =>
     (v) => v.status === 'answered',
     120_000,
   );
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The samples of a Prometheus text exposition (`name{label="value",...} number` lines; comments skipped). */
-function parseExposition(text: string): Sample[] {
-  return text.split('\n').flatMap((line) => {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)/.exec(line);
-    if (!match) return [];
-    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]));
-    return [{ name: match[1]!, labels, value: Number(match[3]) }];
-  });
-}
-
-const countOn = (samples: Sample[], name: string, labels: Record<string, string>): number =>
-  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
 
 test('a worker process serves Prometheus workflow and activity task metrics by task queue while a Team runs, and prints only JSON log lines', async () => {
   const taskQueue = uniqueId('tq-metrics');
@@ -99,7 +74,7 @@ test('a worker process serves Prometheus workflow and activity task metrics by t
     teammate: await recordedModelUsage(env.client, teammateWorkflowId(team.teamId, 'alice')),
   };
   const usageSamples = await eventually(
-    async () => parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()),
+    () => scrape(port),
     (all) => (['lead', 'teammate'] as const).every((role) => countOn(all, 'agent_teams_model_calls', { taskQueue, role }) === recorded[role].calls),
   );
   for (const role of ['lead', 'teammate'] as const) {

@@ -5,16 +5,18 @@
  * error, a 429 is retried by Temporal's activity retry (honouring retry-after), a failing server
  * gets exactly one HTTP request per activity attempt (Temporal is the only retry layer), a
  * retry-after over the cap fails the turn at once, and an auth failure is not retried and fails the
- * turn with a message that says what to do.
+ * turn with a message that says what to do. No retry after a failed attempt counts as a lost answer.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MODEL_RETRY_AFTER_TOO_LONG_TYPE } from '../../activities/modelCall';
+import type { LostAnswerTags } from '../../activities/lostAnswers';
+import { createModelActivities, MODEL_RETRY_AFTER_TOO_LONG_TYPE } from '../../activities/modelCall';
 import { createOpenAICompatibleProvider } from '../../activities/providers/openaiCompatible';
 import { LEAD_TURN_FAILED, TeamClient } from '../../client/teamClient';
 import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
 import { rejectionOf, toolResult } from '../support/teams';
 import type { Client } from '@temporalio/client';
+import { toolSpecsFor } from '../../shared/agent/profiles';
 
 interface WireRequest {
   model: string;
@@ -57,6 +59,8 @@ const server = http.createServer((req, res) => {
   });
 });
 
+/** Attempts the callModel activity counted as lost (activities/lostAnswers.ts): every retry here follows an attempt that failed with an outcome. */
+const lostAnswers: LostAnswerTags[] = [];
 let client: Client;
 let closeClient: () => Promise<void>;
 let worker: RunningWorker;
@@ -65,7 +69,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   // The provider makes one HTTP request per call: a 429 surfaces as a retryable ModelCallError and Temporal retries the activity.
-  worker = await startWorker(uniqueId('tq-model'), { modelProvider: createOpenAICompatibleProvider({ baseUrl, apiKey: 'test-key', model: 'flaky' }) });
+  const modelProvider = createOpenAICompatibleProvider({ baseUrl, apiKey: 'test-key', model: 'flaky' });
+  // The project's callModel over the same provider, with its lost-answer counter recorded here.
+  const { callModel } = createModelActivities({ provider: modelProvider, toolsFor: toolSpecsFor, countLostAnswer: (tags) => lostAnswers.push(tags) });
+  worker = await startWorker(uniqueId('tq-model'), { modelProvider, extraActivities: { callModel } });
   ({ client, close: closeClient } = await connectClient());
 });
 afterAll(async () => {
@@ -151,6 +158,8 @@ test('a server failing with 503 gets exactly one HTTP request per activity attem
   const info = failed?.failure?.applicationFailureInfo ?? failed?.failure?.cause?.applicationFailureInfo;
   expect(info?.type).toBe('ModelServerError');
   expect(info?.nonRetryable).toBeFalsy();
+  // Seven retries, each after an attempt whose failure carried its last heartbeat ("failed"): none counted as a lost answer.
+  expect(lostAnswers).toEqual([]);
   await team.dispose();
 });
 

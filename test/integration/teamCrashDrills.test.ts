@@ -11,13 +11,25 @@ import { TeamClient } from '../../client/teamClient';
 import { teammateWorkflowId } from '../../shared/team';
 import { useClientAndWorkerProcesses } from '../support/harness';
 import { recordedModelUsage } from '../support/recordedUsage';
+import { LOST_ANSWERS_METRIC } from '../../activities/lostAnswers';
+import { countOn, scrape } from '../support/prometheus';
 import { resetBeforeSettled } from '../support/reconciliation';
+import { freePort } from '../../scripts/devServer';
 import { tempCheckout, uniqueId } from '../support/temporal';
 import { demoAgentPrompt } from '../../scripts/demoScenario';
 import { eventually, runningWorkflowsOfTeam, teammateState } from '../support/teams';
 import type { WorkerProcess } from '../support/workerProcess';
 
 const env = useClientAndWorkerProcesses();
+
+/** The callModel activities of a workflow's history that completed on a retry: here, each retried once, after the kill lost its attempt. */
+async function retriedModelCalls(workflowId: string): Promise<number> {
+  const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const modelCalls = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').map((e) => String(e.eventId)));
+  return events.filter(
+    (e) => modelCalls.has(String(e.activityTaskStartedEventAttributes?.scheduledEventId)) && (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1,
+  ).length;
+}
 
 const worker = (taskQueue: string): Promise<WorkerProcess> => env.spawnWorker(taskQueue);
 
@@ -162,11 +174,14 @@ test("SIGKILL during an agent Team's model call: a new worker takes over and the
   const devHandle = env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'parser-dev'));
   await eventually(
     async () => (await devHandle.describe()).raw.pendingActivities ?? [],
-    (pending) => pending.some((a) => a.activityType?.name === 'callModel' && Number(a.state) === 2 /* STARTED */),
+    // Started, and the server holds its first heartbeat: the attempt that the kill loses says it awaits its answer.
+    (pending) =>
+      pending.some((a) => a.activityType?.name === 'callModel' && Number(a.state) === 2 /* STARTED */ && (a.heartbeatDetails?.payloads?.length ?? 0) > 0),
     60_000,
   );
   await first.kill();
-  await env.spawnWorker(taskQueue, { checkoutRoot });
+  const metricsPort = await freePort();
+  await env.spawnWorker(taskQueue, { checkoutRoot, env: { AGENT_TEAMS_METRICS_BIND: `127.0.0.1:${metricsPort}` } });
 
   const lead = await team.waitForAnswer({ timeoutMs: 180_000 });
   expect(lead.finalAnswer).toMatch(/Parser and tests are written/);
@@ -202,6 +217,20 @@ test("SIGKILL during an agent Team's model call: a new worker takes over and the
   );
   expect(usage.members.map((m) => m.name)).toEqual(['lead', 'parser-dev', 'test-writer']);
   expect(dev.usage.total).toEqual(recorded['parser-dev']);
+  // The killed attempts' answers were lost, billed and never recorded: the new worker's retries counted each once, by role.
+  // parser-dev's attempt had heartbeated (waited for above), so its retry counts it; another member's call
+  // caught by the kill before its first heartbeat reached the server is retried uncounted.
+  const samples = await scrape(metricsPort);
+  const lost = {
+    lead: countOn(samples, LOST_ANSWERS_METRIC, { taskQueue, role: 'lead' }),
+    teammate: countOn(samples, LOST_ANSWERS_METRIC, { taskQueue, role: 'teammate' }),
+  };
+  const devRetried = await retriedModelCalls(devHandle.workflowId);
+  const teammatesRetried = devRetried + (await retriedModelCalls(teammateWorkflowId(team.teamId, 'test-writer')));
+  expect(devRetried).toBe(1);
+  expect(lost.teammate).toBeGreaterThanOrEqual(devRetried);
+  expect(lost.teammate).toBeLessThanOrEqual(teammatesRetried);
+  expect(lost.lead).toBeLessThanOrEqual(await retriedModelCalls(team.teamId));
   await team.dispose();
   expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);
 });

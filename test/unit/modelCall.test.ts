@@ -15,6 +15,7 @@ import {
 import type { CallModelInput } from '../../shared/contract';
 import { createScriptedModel } from '../../activities/providers/scriptedModel';
 import { ScriptExhaustedError } from '../../activities/providers/scriptExhausted';
+import { ATTEMPT_FAILED, AWAITING_ANSWER, type LostAnswerTags, lostAnswerTags } from '../../activities/lostAnswers';
 import { createScriptedProvider, scriptedText } from '../support/scriptedProvider';
 import { renderInboxMessage } from '../../shared/agent/transcript';
 import type { JsonValue } from '../../shared/contract/json';
@@ -210,5 +211,70 @@ describe('callModel activity (MockActivityEnvironment)', () => {
     expect(heartbeats.length).toBeGreaterThanOrEqual(1);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(env.context.cancellationSignal.aborted).toBe(true);
+  });
+});
+
+describe('callModel: answers lost to a dead worker or a timeout (activities/lostAnswers.ts)', () => {
+  const quiet = (info: Record<string, unknown>) => new MockActivityEnvironment(info, { logger: new DefaultLogger('ERROR') });
+  const run = async (info: Record<string, unknown>, provider: ModelProvider) => {
+    const lost: LostAnswerTags[] = [];
+    const heartbeats: unknown[] = [];
+    const env = quiet(info);
+    env.on('heartbeat', (details: unknown) => heartbeats.push(details));
+    const outcome = await env
+      .run(createModelActivities({ provider, toolsFor, countLostAnswer: (tags) => lost.push(tags) }).callModel, { ...input, model: 'anthropic:claude-x' })
+      .then(
+        () => 'answered',
+        () => 'failed',
+      );
+    return { lost, heartbeats, outcome };
+  };
+  const serverError = new ModelCallError('overloaded (HTTP 503)', { kind: 'server_error', retryable: true, status: 503 });
+
+  test('an attempt says it awaits the answer before the provider has the request, and that it failed when it did', async () => {
+    const seen: unknown[] = [];
+    const env = quiet({ attempt: 1 });
+    env.on('heartbeat', (details: unknown) => seen.push(details));
+    let heartbeatsBeforeRequest = -1;
+    const failing: ModelProvider = {
+      complete: () => {
+        heartbeatsBeforeRequest = seen.length;
+        return Promise.reject(serverError);
+      },
+    };
+    await expect(env.run(createModelActivities({ provider: failing, toolsFor }).callModel, input)).rejects.toMatchObject({ type: 'ModelServerError' });
+    expect(heartbeatsBeforeRequest).toBe(1);
+    expect(seen).toEqual([AWAITING_ANSWER, ATTEMPT_FAILED]);
+    const { heartbeats, outcome, lost } = await run({ attempt: 1 }, failingProvider(serverError));
+    expect([outcome, heartbeats, lost]).toEqual(['failed', [AWAITING_ANSWER, ATTEMPT_FAILED], []]);
+    expect(heartbeats).toEqual([AWAITING_ANSWER, ATTEMPT_FAILED]);
+  });
+
+  test('a retry after an attempt that ended with no word counts one lost answer, labelled by role, provider and model', async () => {
+    const { lost, outcome } = await run(
+      { attempt: 2, heartbeatDetails: AWAITING_ANSWER, workflowType: 'teammate' },
+      createScriptedProvider([scriptedText('x')]),
+    );
+    expect(outcome).toBe('answered');
+    expect(lost).toEqual([{ role: 'teammate', provider: 'anthropic', model: 'claude-x' }]);
+  });
+
+  test('a first attempt, a retry after a failed attempt, and hostile details count nothing', async () => {
+    for (const info of [
+      { attempt: 1, heartbeatDetails: AWAITING_ANSWER },
+      { attempt: 2, heartbeatDetails: ATTEMPT_FAILED },
+      { attempt: 3 },
+      { attempt: 2, heartbeatDetails: 'awaiting-answer' },
+      { attempt: 2, heartbeatDetails: Object.create({ modelCall: 'awaiting-answer' }) as unknown },
+    ]) {
+      const { lost } = await run(info, createScriptedProvider([scriptedText('x')]));
+      expect({ info, lost }).toEqual({ info, lost: [] });
+    }
+  });
+
+  test('labels: the Lead, subagents, an unknown workflow type, and an unqualified model', () => {
+    expect(lostAnswerTags('teamLead', null)).toEqual({ role: 'lead', provider: 'default', model: 'default' });
+    expect(lostAnswerTags('subagent', 'gpt-x')).toEqual({ role: 'subagent', provider: 'default', model: 'gpt-x' });
+    expect(lostAnswerTags('__proto__', 'openai:gpt-x')).toEqual({ role: 'other', provider: 'openai', model: 'gpt-x' });
   });
 });
