@@ -24,6 +24,9 @@ import {
   type TeamModels,
   type BudgetLimits,
   parseBudgetText,
+  TEAM_BUDGET,
+  TEAM_BUDGET_DIMENSIONS,
+  type TeamLimits,
   parseDeploymentModels,
   resolveModel,
 } from '../shared/contract';
@@ -243,6 +246,17 @@ function budgetFlag(text: string): BudgetLimits {
   }
 }
 
+function teamBudgetFlag(text: string): TeamLimits {
+  const limits = budgetFlag(text);
+  const other = Object.keys(limits).find((dimension) => !(TEAM_BUDGET_DIMENSIONS as readonly string[]).includes(dimension));
+  if (other)
+    throw failure(
+      'InvalidBudget',
+      `a Team budget caps calls, tokens and cost, not ${other === 'activeSeconds' ? 'active' : other}; give that per member (--member-budget)`,
+    );
+  return limits;
+}
+
 /** `inheritFrom`: a fork, whose profile and cwd default to the source Lead's. */
 function describeAgent(agent: LeadAgentOptions | undefined, models: TeamModels | undefined, inheritFrom?: string): string {
   if (!agent) return 'operator-driven (no Lead agent)';
@@ -323,31 +337,35 @@ withAgentOptions(
     .option('--task-queue <queue>', 'task queue of the workers', process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE)
     .option('--max-members <n>', 'roster limit', (v) => Number.parseInt(v, 10))
     .option('--lead-budget <budget>', "the Lead agent's budget: calls=N,tokens=N,cost=USD,turns=N,active=SECONDS (any of them)")
-    .option('--member-budget <budget>', "each teammate's and subagent's budget, written the same way"),
-).action(async (teamId: string, opts: AgentFlags & { taskQueue: string; maxMembers?: number; leadBudget?: string; memberBudget?: string }) => {
-  const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue', '--wait']);
-  const models = deploymentModels();
-  const budgets = {
-    ...(opts.leadBudget !== undefined ? { lead: budgetFlag(opts.leadBudget) } : {}),
-    ...(opts.memberBudget !== undefined ? { member: budgetFlag(opts.memberBudget) } : {}),
-  };
-  await withTeam(teamId, opts.wait ? 'wait' : 'change', async (team, options, target, answerBy) => {
-    await TeamClient.start(team.client, {
-      teamId,
-      taskQueue: opts.taskQueue,
-      ...(opts.maxMembers ? { maxMembers: opts.maxMembers } : {}),
-      ...(agent ? { agent } : {}),
-      ...(models ? { models } : {}),
-      ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
-      deadlines: team.deadlines,
+    .option('--member-budget <budget>', "each teammate's and subagent's budget, written the same way")
+    .option('--team-budget <budget>', "the whole Team's budget: calls=N,tokens=N,cost=USD (any of them); members ask the Lead before each call"),
+).action(
+  async (teamId: string, opts: AgentFlags & { taskQueue: string; maxMembers?: number; leadBudget?: string; memberBudget?: string; teamBudget?: string }) => {
+    const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue', '--wait']);
+    const models = deploymentModels();
+    const budgets = {
+      ...(opts.leadBudget !== undefined ? { lead: budgetFlag(opts.leadBudget) } : {}),
+      ...(opts.memberBudget !== undefined ? { member: budgetFlag(opts.memberBudget) } : {}),
+      ...(opts.teamBudget !== undefined ? { team: teamBudgetFlag(opts.teamBudget) } : {}),
+    };
+    await withTeam(teamId, opts.wait ? 'wait' : 'change', async (team, options, target, answerBy) => {
+      await TeamClient.start(team.client, {
+        teamId,
+        taskQueue: opts.taskQueue,
+        ...(opts.maxMembers ? { maxMembers: opts.maxMembers } : {}),
+        ...(agent ? { agent } : {}),
+        ...(models ? { models } : {}),
+        ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
+        deadlines: team.deadlines,
+      });
+      await announceStarted(team, options, target, opts, answerBy, { teamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
+        agent
+          ? `started Team ${teamId} on task queue ${opts.taskQueue}: ${describeAgent(agent, models)}; next: agent-teams answer ${teamId} --wait`
+          : `started Team ${teamId} on task queue ${opts.taskQueue}; next: agent-teams spawn ${teamId} <name> <message>`,
+      );
     });
-    await announceStarted(team, options, target, opts, answerBy, { teamId, taskQueue: opts.taskQueue, agent: agent ?? null }, () =>
-      agent
-        ? `started Team ${teamId} on task queue ${opts.taskQueue}: ${describeAgent(agent, models)}; next: agent-teams answer ${teamId} --wait`
-        : `started Team ${teamId} on task queue ${opts.taskQueue}; next: agent-teams spawn ${teamId} <name> <message>`,
-    );
-  });
-});
+  },
+);
 
 program
   .command('prompt <teamId> <text>')
@@ -508,17 +526,18 @@ program
 program
   .command('budget <teamId> <name> <budget>')
   .description(
-    "replace a teammate's budget, or the Lead agent's (name lead): calls=N,tokens=N,cost=USD,turns=N,active=SECONDS; " +
+    "replace a teammate's budget, the Lead agent's (name lead) or the Team's (name @team): calls=N,tokens=N,cost=USD,turns=N,active=SECONDS; " +
       'the operator may raise, the Lead only lower',
   )
   .action(async (teamId: string, name: string, text: string) => {
     const budget = budgetFlag(text);
     await withTeam(teamId, 'change', async (team, options) => {
       const result = await team.setBudget(name, budget);
+      const whose = name === TEAM_BUDGET ? 'the Team' : name;
       print(
         options,
         result,
-        () => `${name}'s budget is now ${describeBudget(result.budget)} (was ${result.previous ? describeBudget(result.previous) : 'none'})`,
+        () => `${whose}'s budget is now ${describeBudget(result.budget)} (was ${result.previous ? describeBudget(result.previous) : 'none'})`,
       );
     });
   });

@@ -38,7 +38,7 @@ export { MAX_IN_FLIGHT_UPDATES_PER_TEAM, updateSlotsInUse, withUpdateSlot } from
 export type { ForkRootOptions, StartTeamOptions } from './teamStart';
 export type { WaitForAnswerOptions } from './answerWait';
 
-/** Who a client acts as when none is named: the Lead, so code written before the operator caller keeps its authority. People's tools name OPERATOR (`team.as(OPERATOR)`). */
+/** Who a client acts as when none is named: the Lead, so code written before the operator caller keeps its authority. */
 const DEFAULT_CALLER: string = LEAD;
 
 /** Every call has a deadline (TeamDeadlines: per kind, per client, per call) and ends by it. */

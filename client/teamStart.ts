@@ -9,7 +9,7 @@ import * as defs from '../shared/contract';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../shared/contract/searchAttributes';
 import { leadContext, startMetadata } from '../shared/text/webUi';
 import { LEAD } from '../shared/team';
-import { unpricedBudget } from '../shared/agent/spend';
+import { unpricedBudget, unpricedTeamBudget } from '../shared/agent/spend';
 import type { TeamDeadlines } from './deadlines';
 import { FORK_TOO_LARGE, NO_LEAD_AGENT, TEAM_ALREADY_STARTED, TEAM_NOT_FOUND } from './failures';
 import type { TeamCalls } from './teamCalls';
@@ -65,6 +65,8 @@ export async function startLeadWorkflow(calls: TeamCalls, options: StartTeamOpti
   if (modelProblem) throw ApplicationFailure.create({ type: defs.MODEL_NOT_ALLOWED, message: `the Lead's ${modelProblem}`, nonRetryable: true });
   const unpriced = options.agent ? unpricedBudget(options.budgets?.lead, defs.resolveModel(options.models, options.agent.model), options.models?.prices) : null;
   if (unpriced) throw ApplicationFailure.create({ type: defs.BUDGET_UNPRICED, message: `the Lead's ${unpriced}`, nonRetryable: true });
+  const teamUnpriced = unpricedTeamBudget(options.budgets?.team, options.models);
+  if (teamUnpriced) throw ApplicationFailure.create({ type: defs.BUDGET_UNPRICED, message: teamUnpriced, nonRetryable: true });
   try {
     await calls.call('start', calls.team.deadlines.callMs, () =>
       client.workflow.start<defs.TeamLeadWorkflow>(defs.TEAM_LEAD_WORKFLOW_TYPE, {

@@ -16,7 +16,7 @@ import { TeamClient } from '../client/teamClient';
 import { createTeamWorker } from '../worker/createWorker';
 import { ensureTemporalCli, startDevServer } from './devServer';
 import { answer, script, scriptText, send, think, tool } from '../activities/providers/scriptedModelScript';
-import { OPERATOR, REAPER_WORKFLOW_TYPE, getTeammateStateQuery, type ReaperWorkflow } from '../shared/contract';
+import { OPERATOR, REAPER_WORKFLOW_TYPE, TEAM_BUDGET, getTeammateStateQuery, type ReaperWorkflow } from '../shared/contract';
 import type { JsonValue } from '../shared/contract/json';
 import { demoAgentPrompt, runDemoScenario, runDemoTeammates } from './demoScenario';
 import { SUGGEST_EARLY_DYNAMIC_CONFIG, runSuggestedRollover } from './suggestedRollover';
@@ -152,6 +152,36 @@ async function main(): Promise<void> {
       await budgetTeam.handle().result();
       save(server.address, budgetTeam.teamId, `teamLead-budget-${version}.json`);
       save(server.address, thriftyId, `teammate-budget-${version}.json`);
+
+      // The Team budget (issue 27): the teammate asks the Lead before each call and is refused at the
+      // Team's cap, the Lead's own call stops there too; the operator's raise grants the teammate again.
+      const teamBudgetTeam = await TeamClient.start(client, {
+        teamId: `history-team-budget-${version}`,
+        taskQueue: 'record-histories',
+        budgets: { team: { calls: 3 } },
+        agent: {
+          profile: 'team',
+          prompt: scriptText(
+            tool('spawn_teammate', { name: 'frugal', message: script(tool('list_tasks'), think(1), tool('list_tasks'), answer('done')) }),
+            answer('spawned'),
+          ),
+        },
+      });
+      const frugalId = `${teamBudgetTeam.teamId}/teammate/frugal`;
+      const frugalState = () =>
+        client.workflow
+          .getHandle(frugalId)
+          .query(getTeammateStateQuery)
+          .catch(() => null);
+      await until(async () => ((await frugalState())?.budgetStop ?? null) !== null);
+      await until(async () => (await teamBudgetTeam.agentState()).finalAnswer?.startsWith('BudgetExhausted') === true);
+      await teamBudgetTeam.as(OPERATOR).setBudget(TEAM_BUDGET, { calls: 20 });
+      await teamBudgetTeam.sendMessage('frugal', script(answer('done again')) as unknown as JsonValue);
+      await until(async () => (await frugalState())?.conversation.some((e) => e.content === 'done again') === true);
+      await teamBudgetTeam.dispose();
+      await teamBudgetTeam.handle().result();
+      save(server.address, teamBudgetTeam.teamId, `teamLead-team-budget-${version}.json`);
+      save(server.address, frugalId, `teammate-team-budget-${version}.json`);
 
       // Ending by cancel requests (issue 22): an operator cancels one teammate (the Lead records it
       // stopped once memberClosed confirms it), then the Lead, whose disposal stops the other mid-turn.

@@ -41,6 +41,11 @@ export interface AgentTurnInput {
    * any message in (they stay in the inbox), with a note in the conversation.
    */
   spendCheck?(): BudgetExhaustion | null;
+  /**
+   * Under a Team budget, after spendCheck passed: asks the Lead for the next model call, which
+   * answers from the Team's totals; an exhaustion stops the turn like spendCheck's.
+   */
+  askToCall?(): Promise<BudgetExhaustion | null>;
   callModel(messages: ChatMessage[]): Promise<ModelResponse>;
   /**
    * Told each model call's response as soon as it is back, before anything else of the step: the
@@ -68,7 +73,8 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
   for (let step = firstStep; step < maxSteps; step++) {
     // Between steps only: the model call and the tools of one step always complete together.
     if (step > firstStep && input.shouldYield?.()) return { reply: null, steps: step, receipts, stepLimitReached: false, yieldedAtStep: step };
-    const exhausted = input.spendCheck?.() ?? null;
+    // Awaited only under a Team budget: a turn without one issues exactly the commands it always did.
+    const exhausted = input.spendCheck?.() ?? (input.askToCall ? await input.askToCall() : null);
     if (exhausted) {
       input.conversation.push({
         role: 'system',

@@ -3,7 +3,16 @@
  * recorded usage and its limits. Pure: the workflows call it from recorded state, so a replay
  * decides the same.
  */
-import { BUDGET_EXHAUSTED, BUDGET_UNPRICED, type BudgetExhaustion, type BudgetLimits, type MemberBudget } from '../contract/budgets';
+import {
+  BUDGET_EXHAUSTED,
+  BUDGET_UNPRICED,
+  type BudgetExhaustion,
+  type BudgetLimits,
+  type MemberBudget,
+  type TeamBudgets,
+  type TeamLimits,
+} from '../contract/budgets';
+import type { TeamModels } from '../contract/modelNames';
 import type { PriceTable, UsageTotals } from '../contract/usage';
 import { own } from '../util/own';
 import { costUsd } from './usage';
@@ -30,9 +39,10 @@ export function spendExhaustion(budget: MemberBudget | undefined, usage: UsageTo
   return null;
 }
 
-/** `its tokens budget is used up (1234 of 1000)`. */
+/** `its tokens budget is used up (1234 of 1000)`; a Team budget: `the Team's tokens budget is used up (...), so <who> stopped`. */
 export function exhaustionText(who: string, e: BudgetExhaustion): string {
   const shown = (n: number): string => (e.budget === 'costUsd' ? `$${n.toFixed(4)}` : String(n));
+  if (e.scope === 'team') return `the Team's ${e.budget} budget is used up (${shown(e.used)} of ${shown(e.limit)}), which stops ${who}`;
   return `${who}'s ${e.budget} budget is used up (${shown(e.used)} of ${shown(e.limit)})`;
 }
 
@@ -54,7 +64,34 @@ export function unpricedBudget(limits: BudgetLimits | undefined, model: string |
   );
 }
 
-/** A session input's `budget` field, absent when there is none (older inputs had none). */
-export function withBudget(budget: MemberBudget | undefined): { budget?: MemberBudget } {
-  return budget ? { budget } : {};
+/** A session input's `budget` and `teamBudget` fields, absent when there is none (older inputs had neither). */
+export function withBudget(budget: MemberBudget | undefined, budgets: TeamBudgets | undefined): { budget?: MemberBudget; teamBudget?: true } {
+  return { ...(budget ? { budget } : {}), ...(budgets?.team ? { teamBudget: true as const } : {}) };
+}
+
+/** The Team budget that is used up by the Team's totals (`costUsd`: the priced rows' sum), or null. */
+export function teamExhaustion(limits: TeamLimits | undefined, total: UsageTotals, teamCostUsd: number | null): BudgetExhaustion | null {
+  if (!limits) return null;
+  const used: [keyof TeamLimits, number][] = [
+    ['calls', total.calls],
+    ['tokens', total.inputTokens + total.outputTokens],
+    ['costUsd', teamCostUsd ?? 0],
+  ];
+  for (const [dimension, amount] of used) {
+    const limit = limits[dimension];
+    if (limit !== undefined && amount >= limit) return { type: BUDGET_EXHAUSTED, budget: dimension, used: amount, limit, scope: 'team' };
+  }
+  return null;
+}
+
+/** Why a Team cost budget cannot be checked (a model the Team may use has no price), or null. */
+export function unpricedTeamBudget(limits: TeamLimits | undefined, models: TeamModels | undefined): string | null {
+  if (limits?.costUsd === undefined) return null;
+  const unpriced = models ? models.allowed.filter((m) => !models.prices || !own(models.prices, m)) : null;
+  if (unpriced !== null && unpriced.length === 0) return null;
+  const which = unpriced === null ? "the worker's default model (the Team lists no models)" : unpriced.map((m) => JSON.stringify(m.slice(0, 80))).join(', ');
+  return (
+    `${BUDGET_UNPRICED}: a Team cost budget of $${limits.costUsd} cannot be checked while the Team may call unpriced models (${which}); ` +
+    'price every listed model (AGENT_TEAMS_PRICES) or budget the Team in tokens or calls instead'
+  );
 }

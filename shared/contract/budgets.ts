@@ -21,8 +21,23 @@ export const budgetLimitsSchema = z.strictObject({
 });
 export type BudgetLimits = z.output<typeof budgetLimitsSchema>;
 
-/** A Team's budgets: the Lead agent's own, and the one each teammate and subagent runs under. */
-export const teamBudgetsSchema = z.strictObject({ lead: budgetLimitsSchema.optional(), member: budgetLimitsSchema.optional() });
+/**
+ * What a Team budget caps: the whole Team's recorded calls, tokens and cost (turns and active time
+ * are a member's own). The Lead holds the totals and grants each member's next model call.
+ */
+export const TEAM_BUDGET_DIMENSIONS = ['calls', 'tokens', 'costUsd'] as const satisfies readonly BudgetDimension[];
+export const teamLimitsSchema = budgetLimitsSchema.pick({ calls: true, tokens: true, costUsd: true });
+export type TeamLimits = z.output<typeof teamLimitsSchema>;
+
+/** The name setBudget takes for the Team budget (no member is named so: names are kebab-case). */
+export const TEAM_BUDGET = '@team';
+
+/** A Team's budgets: the Lead agent's own, the one each teammate and subagent runs under, and the whole Team's. */
+export const teamBudgetsSchema = z.strictObject({
+  lead: budgetLimitsSchema.optional(),
+  member: budgetLimitsSchema.optional(),
+  team: teamLimitsSchema.optional(),
+});
 export type TeamBudgets = z.output<typeof teamBudgetsSchema>;
 
 /** A member's budget as its workflow receives it: the limits, and its model's price when a cost is capped. */
@@ -40,13 +55,21 @@ export const BUDGET_EXHAUSTED = 'BudgetExhausted';
 /** A cost budget for a model the Team's price table does not price: refused at start or spawn, since it could never be checked. */
 export const BUDGET_UNPRICED = 'BudgetUnpriced';
 
-/** Which budget ran out, what was used and the limit. */
+/** Which budget ran out, what was used and the limit; `scope: 'team'` when it is the whole Team's (the Team's use, the Team's limit). */
 export interface BudgetExhaustion {
   type: typeof BUDGET_EXHAUSTED;
   budget: BudgetDimension;
   used: number;
   limit: number;
+  scope?: 'team';
 }
+export const budgetExhaustionSchema = z.strictObject({
+  type: z.literal(BUDGET_EXHAUSTED),
+  budget: z.enum(BUDGET_DIMENSIONS),
+  used: z.number().min(0),
+  limit: z.number().min(0),
+  scope: z.literal('team').optional(),
+});
 
 /** The words of a budget as people write it (`calls=40,tokens=200000,cost=2.5,turns=10`). */
 const BUDGET_WORDS: Readonly<Record<string, BudgetDimension>> = {

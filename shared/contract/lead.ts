@@ -6,7 +6,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentTeamView } from './agentTeamView';
 import type { JsonValue } from './json';
-import type { IgnoredSignals } from './signals';
+import type { IgnoredSignals, ModelCallRequest } from './signals';
 import type { z } from 'zod';
 import type { assignTaskBody, claimTaskBody, createTaskBody, deleteTaskBody, editTaskBody, releaseTaskBody, transitionTaskBody } from './taskCommands';
 import type {
@@ -207,6 +207,11 @@ export interface SubagentAnswer {
 }
 /** Ordinary subagent → the Lead that started it: the final reply of one of its turns. */
 export const subagentAnswerSignal = defineSignal<[SubagentAnswer]>('subagentAnswer');
+/**
+ * Teammate or subagent → the Lead, under a Team budget, before each model call: its recorded usage,
+ * and a request to make the next call. Answered by modelCallAnswer (shared/contract/session.ts).
+ */
+export const modelCallRequestSignal = defineSignal<[ModelCallRequest]>('modelCallRequest');
 
 // ---- inspection, input and result -----------------------------------------------------------------
 

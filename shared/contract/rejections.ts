@@ -34,6 +34,7 @@ export const TEAM_REJECTION_TYPES = [
   'ModelNotAllowed',
   'BudgetUnpriced',
   'OperatorOnly',
+  'NoTeamBudget',
 ] as const;
 
 export type TeamRejectionType = (typeof TEAM_REJECTION_TYPES)[number];

@@ -9,6 +9,7 @@ import type { ConversationEntry } from './agent';
 import type { LiveStatus, MemberContext } from './vocabulary';
 import type { MemberUsage } from './usage';
 import type { BudgetExhaustion, MemberBudget } from './budgets';
+import type { ModelCallAnswer } from './signals';
 
 /** Lead → teammate: the edge a watch was waiting for. */
 export const edgeNotificationSignal = defineSignal<[{ waitId: string; edge: TeamEdge }]>('edgeNotification');
@@ -17,6 +18,8 @@ export const edgeNotificationSignal = defineSignal<[{ waitId: string; edge: Team
 export const deliverMessageSignal = defineSignal<[InboxMessage]>('deliverMessage');
 /** Lead → teammate: the budget it runs under from now on (setBudget); it goes on with waiting mail once the budget allows. */
 export const budgetChangedSignal = defineSignal<[MemberBudget]>('budgetChanged');
+/** Lead → teammate or subagent, under a Team budget: the answer to its modelCallRequest (go on, or the Team's budget is used up). */
+export const modelCallAnswerSignal = defineSignal<[ModelCallAnswer]>('modelCallAnswer');
 /** Lead → teammate: cancel the current turn (if any). */
 export const interruptTurnSignal = defineSignal<[{ requestedBy: string }]>('interruptTurn');
 export const getTeammateStateQuery = defineQuery<TeammateStateView>('getTeammateState');
@@ -47,6 +50,8 @@ export interface TeammateInput {
   maxTurnsPerRun?: number;
   /** The budget it runs under (the Team's member budget, with its model's price); absent: none. */
   budget?: MemberBudget;
+  /** The Team has a Team budget: it asks the Lead (modelCallRequest) before every model call. Absent: it does not. */
+  teamBudget?: true;
 }
 
 export interface TeammateStateView {

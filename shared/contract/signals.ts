@@ -8,7 +8,7 @@ import { MAX_ID_LENGTH } from './limits';
 import { MAX_MEMBER_NAME_LENGTH } from './callers';
 import { EDGE_KINDS, liveStatusSchema } from './vocabulary';
 import { usageTotalsSchema } from './usage';
-import { BUDGET_DIMENSIONS, BUDGET_EXHAUSTED } from './budgets';
+import { budgetExhaustionSchema } from './budgets';
 
 const name = z.string().min(1).max(MAX_MEMBER_NAME_LENGTH);
 const id = z.string().min(1).max(MAX_ID_LENGTH);
@@ -22,10 +22,14 @@ export const memberStatusReportSchema = z.object({
   consumed: count.optional(),
   settled: count.optional(),
   usage: usageTotalsSchema.optional(),
-  exhausted: z
-    .strictObject({ type: z.literal(BUDGET_EXHAUSTED), budget: z.enum(BUDGET_DIMENSIONS), used: z.number().min(0), limit: z.number().min(0) })
-    .optional(),
+  exhausted: budgetExhaustionSchema.optional(),
 });
+/** Session → Lead, under a Team budget: may I make my next model call? `calls`: the calls it has recorded (its total's), which keys the answer. */
+export const modelCallRequestSchema = z.strictObject({ member: id, calls: count, usage: usageTotalsSchema });
+export type ModelCallRequest = z.output<typeof modelCallRequestSchema>;
+/** Lead → session: the answer to the request made at `calls`; an exhaustion refuses it (the Team budget is used up). */
+export const modelCallAnswerSchema = z.strictObject({ calls: count, exhaustion: budgetExhaustionSchema.nullable() });
+export type ModelCallAnswer = z.output<typeof modelCallAnswerSchema>;
 export const edgeWatchSchema = z.object({ name, waitId: id, kinds: kinds.optional() });
 export const edgeUnwatchSchema = z.object({ name, waitId: id });
 export const subagentAnswerSchema = z.object({ agentId: id, turn: count, answer: z.string().nullable(), usage: usageTotalsSchema.optional() });

@@ -78,6 +78,7 @@ export const teammateInputFields = {
   checkoutTaskQueue: taskQueue.optional(),
   maxTurnsPerRun: z.number().int().min(1).max(MAX_TURNS_PER_RUN).optional(),
   budget: memberBudgetSchema.optional(),
+  teamBudget: z.literal(true).optional(),
 };
 export const teammateInputSchema = z.object(teammateInputFields);
 

@@ -96,7 +96,9 @@ export function decideAnswer(state: CarriedLeadAgent, openTasks: readonly number
 export function decideBudgetAnswer(_state: CarriedLeadAgent, exhausted: BudgetExhaustion, openTasks: readonly number[]): LeadAgentEvent[] {
   const finalAnswer =
     `${BUDGET_EXHAUSTED}: ${exhaustionText('the Lead', exhausted)}. ` +
-    'The Lead stopped before its next model call; the operator can raise its budget (setBudget) for it to go on.';
+    (exhausted.scope === 'team'
+      ? 'The Lead stopped before its next model call; the operator can raise the Team budget (setBudget "@team") for the Team to go on.'
+      : 'The Lead stopped before its next model call; the operator can raise its budget (setBudget) for it to go on.');
   return [{ type: 'answered', finalAnswer, openTasks: [...openTasks] }];
 }
 

@@ -11,6 +11,7 @@ import { recordEdge } from '../team/edges';
 import type { LeadEvent } from './events';
 import { isTeamEvent } from './events';
 import type { LeadState, RecentUpdate } from './state';
+import type { UsageTotals } from '../contract/usage';
 
 /** How many recent Update ids are remembered (and carried across continue-as-new) for de-duplication. */
 export const RECENT_UPDATE_WINDOW = 256;
@@ -62,6 +63,8 @@ export function applyLead(state: LeadState, event: LeadEvent, at: string): LeadS
       return { ...state, edges: recordEdge(state.edges, 'mailbox', event.messageId, at) };
     case 'memberStatusReported':
       return applyStatusReport(state, event, at);
+    case 'memberUsageReported':
+      return keepUsage(state, event.name, event.usage);
     case 'leadStatusChanged':
       return { ...state, edges: recordEdge(state.edges, 'status', `lead:${event.status}`, at) };
     case 'watchRegistered':
@@ -88,10 +91,15 @@ export function applyLeadAll(state: LeadState, events: readonly LeadEvent[], at:
   return events.reduce((next, event) => applyLead(next, event, at), state);
 }
 
+/** A member's usage on its own word: kept when it counts at least the calls already kept (a late, older report changes nothing). */
+function keepUsage(state: LeadState, name: string, usage: UsageTotals): LeadState {
+  return usage.calls >= (own(state.memberUsage, name)?.calls ?? 0) ? { ...state, memberUsage: { ...state.memberUsage, [name]: usage } } : state;
+}
+
 function applyStatusReport(state: LeadState, report: Extract<LeadEvent, { type: 'memberStatusReported' }>, at: string): LeadState {
   const { name, status, consumed, settled, usage } = report;
   let next = state;
-  if (usage !== undefined && usage.calls >= (own(next.memberUsage, name)?.calls ?? 0)) next = { ...next, memberUsage: { ...next.memberUsage, [name]: usage } };
+  if (usage !== undefined) next = keepUsage(next, name, usage);
   if (consumed !== undefined && consumed > (own(next.consumed, name) ?? 0)) next = { ...next, consumed: { ...next.consumed, [name]: consumed } };
   const before = own(next.settled, name) ?? 0;
   if (settled !== undefined && (settled > before || own(next.settled, name) === undefined)) {

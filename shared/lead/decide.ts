@@ -176,13 +176,14 @@ export function decideStatusReport(
 /** The runtime's word to the Lead that a budget stopped a teammate (the member reports it once per stop). */
 function budgetNote(teamId: string, name: string, turn: number, exhausted: BudgetExhaustion, now: string): InboxMessage {
   return {
-    messageId: `${teamId}/lead/budget-${name}-${turn}-${exhausted.budget}`,
+    messageId: `${teamId}/lead/budget-${name}-${turn}-${exhausted.scope === 'team' ? 'team-' : ''}${exhausted.budget}`,
     from: LEAD,
     content: {
-      event: 'teammate stopped by its budget',
+      event: exhausted.scope === 'team' ? 'teammate stopped by the Team budget' : 'teammate stopped by its budget',
       teammate: name,
       type: exhausted.type,
       budget: exhausted.budget,
+      ...(exhausted.scope ? { scope: exhausted.scope } : {}),
       used: exhausted.used,
       limit: exhausted.limit,
       hint:

@@ -31,6 +31,8 @@ export type LeadEvent =
       /** The member's usage so far, on its own word: kept when it counts at least the calls already kept. */
       usage?: UsageTotals | undefined;
     }
+  /** A teammate's usage so far, sent with its modelCallRequest under a Team budget: kept as a report's is. */
+  | { type: 'memberUsageReported'; name: string; usage: UsageTotals }
   /** The Lead agent's own status (running, waiting, answered...): an edge like any member's. */
   | { type: 'leadStatusChanged'; status: string }
   | { type: 'watchRegistered'; name: string; waitId: string; kinds: EdgeKind[] }

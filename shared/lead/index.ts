@@ -10,3 +10,4 @@ export * from './agentApply';
 export * from './agentDecide';
 export * from './effects';
 export * from './budgetDecide';
+export * from './teamBudgetDecide';

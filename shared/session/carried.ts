@@ -5,7 +5,7 @@
 import type { ConversationEntry, TeammateInput } from '../contract';
 import type { InboxState } from '../team/inbox';
 import type { MemberUsage } from '../contract/usage';
-import type { MemberBudget } from '../contract/budgets';
+import type { BudgetExhaustion, MemberBudget } from '../contract/budgets';
 
 export interface CarriedTeammateState {
   inbox: InboxState;
@@ -23,6 +23,8 @@ export interface CarriedTeammateState {
   exhaustionReported?: boolean;
   /** The budget the Lead's latest setBudget gave it (over its input's). */
   budget?: MemberBudget;
+  /** The Team budget's refusal that stops it until the Lead grants a call again. */
+  teamStop?: BudgetExhaustion;
 }
 
 /**

@@ -171,8 +171,8 @@ const UPDATE_NAMES = [
   'disposeTeam',
 ] as const;
 type UpdateName = (typeof UPDATE_NAMES)[number];
-const LEAD_SIGNALS = ['reportMemberStatus', 'watchEdges', 'unwatchEdges', 'subagentAnswer', 'completionNudge'] as const;
-const TEAMMATE_SIGNALS = ['deliverMessage', 'interruptTurn', 'edgeNotification', 'budgetChanged'] as const;
+const LEAD_SIGNALS = ['reportMemberStatus', 'watchEdges', 'unwatchEdges', 'subagentAnswer', 'completionNudge', 'modelCallRequest'] as const;
+const TEAMMATE_SIGNALS = ['deliverMessage', 'interruptTurn', 'edgeNotification', 'budgetChanged', 'modelCallAnswer'] as const;
 
 interface TeamViewLike {
   teamId: string;
@@ -907,6 +907,19 @@ const SIGNAL_BASES = (teamId: string): Record<string, PayloadSpec> => {
         answer: {},
       },
     },
+    // A member's question under a Team budget (this Team has none: ignored), from anyone, with any payload.
+    modelCallRequest: {
+      base: {
+        member: `${teamId}/teammate/${MATE}`,
+        calls: 1,
+        usage: { calls: 1, inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+      },
+      fields: {
+        member: { specific: fc.constantFrom(H('10k id', 'm'.repeat(10_000)), ...PROTO_NAMES.map((n) => H(JSON.stringify(n), n))) },
+        calls: { specific: fc.constantFrom(H('2**53+2', 2 ** 53 + 2), H('-5', -5)) },
+        usage: { specific: fc.constantFrom(H('calls only', { calls: 3 }), H('own __proto__ keys', protoKeyObject()), H('huge', hugeString())) },
+      },
+    },
     // The Lead's own wake-up (it carries nothing): anyone's, with any payload, must only cost a workflow task.
     completionNudge: {
       base: { note: 'nudge' },
@@ -934,6 +947,19 @@ const SIGNAL_BASES = (teamId: string): Record<string, PayloadSpec> => {
           specific: fc.constantFrom(H('null', null), H('calls -1', { calls: -1 }), H('unknown cap', { minutes: 1 }), H('own __proto__ keys', protoKeyObject())),
         },
         price: { specific: fc.constantFrom(H('negative', { input: -1, output: 1 }), H('string', 'free'), H('huge', hugeString())) },
+      },
+    },
+    // The Lead's answer under a Team budget: the mate has none and never asked, so even a refusal must not stop it.
+    modelCallAnswer: {
+      base: { calls: 0, exhaustion: { type: 'BudgetExhausted', budget: 'calls', used: 5, limit: 5, scope: 'team' } },
+      fields: {
+        calls: { specific: fc.constantFrom(H('2**53+2', 2 ** 53 + 2), H('-5', -5), H('"0"', '0')) },
+        exhaustion: {
+          specific: fc.constantFrom(
+            H('unknown budget', { type: 'BudgetExhausted', budget: 'minutes', used: 3, limit: 3 }),
+            H('own __proto__ keys', protoKeyObject()),
+          ),
+        },
       },
     },
     edgeNotification: {

@@ -8,6 +8,7 @@ import type { LeadEvent, LeadEventType, LeadState } from '../../shared/lead';
 import { applyLead, applyLeadAll, decideRejectionReport, decideSettle, decideSpawnTeammate, emptyLeadState, parseSpawn } from '../../shared/lead';
 import { AgentTeamProjector, projectionInputs } from '../../shared/projection/agentTeamView';
 import { LEAD, decideTask } from '../../shared/team';
+import { NO_USAGE } from '../../shared/agent/usage';
 
 const NOW = '2026-12-01T00:00:00.000Z';
 const OPERATIONS: ReadonlySet<string> = new Set(['claimTask', 'sendMessage']);
@@ -63,6 +64,7 @@ const EVERY_EVENT: Record<LeadEventType, { event: LeadEvent; view: Expectation; 
   watchCleared: { event: { type: 'watchCleared', name: 'mate' }, view: 'keeps' },
   updateRemembered: { event: { type: 'updateRemembered', updateId: 'u', result: { ok: true } }, view: 'keeps' },
   budgetSet: { event: { type: 'budgetSet', name: 'mate', limits: { calls: 3 } }, view: 'keeps' },
+  memberUsageReported: { event: { type: 'memberUsageReported', name: 'mate', usage: { ...NO_USAGE, calls: 2 } }, view: 'keeps' },
   operationRejected: {
     event: { type: 'operationRejected', failure: { operation: 'claimTask', caller: 'mate', type: 'TaskRevisionConflict', message: 'stale', at: NOW } },
     view: 'publishes',

@@ -47,6 +47,8 @@ test('the Update, Signal and Query names are the published ones', () => {
     deliverMessageSignal: { type: 'signal', name: 'deliverMessage' },
     interruptTurnSignal: { type: 'signal', name: 'interruptTurn' },
     budgetChangedSignal: { type: 'signal', name: 'budgetChanged' },
+    modelCallRequestSignal: { type: 'signal', name: 'modelCallRequest' },
+    modelCallAnswerSignal: { type: 'signal', name: 'modelCallAnswer' },
     getAgentStateQuery: { type: 'query', name: 'getAgentState' },
     getAgentTeamViewQuery: { type: 'query', name: 'getAgentTeamView' },
     getTeamViewQuery: { type: 'query', name: 'getTeamView' },

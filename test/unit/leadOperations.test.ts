@@ -4,6 +4,7 @@
  * Lead state in memory; no server (no operation is performed).
  */
 import * as contract from '../../shared/contract';
+import { LeadAgentState } from '../../workflows/lead/agentState';
 import { emptyLeadState } from '../../shared/lead';
 import type { LeadContext } from '../../workflows/lead/context';
 import { LeadRun } from '../../workflows/lead/leadRun';
@@ -38,7 +39,7 @@ function table() {
   const roster = createRoster(ctx);
   return {
     run,
-    operations: createLeadOperations(ctx, roster, createMailbox(ctx, roster), createBudgets(ctx, undefined), {
+    operations: createLeadOperations(ctx, roster, createMailbox(ctx, roster), createBudgets(ctx, new LeadAgentState(ctx.input), undefined), {
       agentEnabled: false,
       cancelTurn: () => undefined,
       stopSubagents: () => Promise.resolve(),

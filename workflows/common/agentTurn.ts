@@ -39,6 +39,8 @@ export interface SessionTurn {
   steer: { hasPending(): boolean; take(): void };
   /** Checked before each model call (the session's budget): a used-up budget ends the turn there. */
   spendCheck?: () => BudgetExhaustion | null;
+  /** Under a Team budget: asks the Lead for each model call (shared/agent/loop.ts `askToCall`). */
+  askToCall?: () => Promise<BudgetExhaustion | null>;
   /** Told each model call's usage (undefined: the provider reported none), synchronously as its result is taken. */
   onModelUsage?: (usage: ModelUsage | undefined) => void;
   /** Told the step the turn is at (`calling model`, `bash: npm test`), for the workflow's current details. */
@@ -67,6 +69,7 @@ export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {
     system: `${policyOf(t.toolset)}\n\n${identityText({ teamId: t.teamId, name: t.name, role: t.role, cwd: t.session.cwd })}`,
     opIdPrefix: t.opIdPrefix,
     ...(t.spendCheck ? { spendCheck: t.spendCheck } : {}),
+    ...(t.askToCall ? { askToCall: t.askToCall } : {}),
     callModel: (messages) => {
       t.onStep?.(MODEL_STEP);
       return models.callModel.executeWithOptions({ summary: modelCallSummary(t.name, t.turn, step++) }, [{ model: t.model, toolset: t.toolset, messages }]);

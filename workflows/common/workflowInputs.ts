@@ -15,8 +15,8 @@ import { jsonProblem } from '../../shared/contract/json';
 import { deliveryProblem } from '../../shared/session/delivery';
 import { errorMessage } from '../../shared/util/errors';
 import { MODEL_NOT_ALLOWED, modelNotAllowed, resolveModel } from '../../shared/contract/modelNames';
-import { BUDGET_UNPRICED, memberBudgetSchema } from '../../shared/contract/budgets';
-import { unpricedBudget } from '../../shared/agent/spend';
+import { BUDGET_UNPRICED, budgetExhaustionSchema, memberBudgetSchema } from '../../shared/contract/budgets';
+import { unpricedBudget, unpricedTeamBudget } from '../../shared/agent/spend';
 import { memberUsageSchema, usageTotalsSchema } from '../../shared/contract/usage';
 import { MAX_ROSTER_SIZE, conversationSchema, teamIdSchema, teamLeadInputFields, teammateInputFields } from '../../shared/contract/workflowInputs';
 
@@ -100,6 +100,8 @@ function checkLeadInput(input: unknown, workflowId: string): LeadRunInput {
   }
   const unpriced = lead.agent ? unpricedBudget(lead.budgets?.lead, resolveModel(lead.models, lead.agent.model), lead.models?.prices) : null;
   if (unpriced) throw ApplicationFailure.create({ type: BUDGET_UNPRICED, message: `the Lead's ${unpriced}; start the Team again`, nonRetryable: true });
+  const teamUnpriced = unpricedTeamBudget(lead.budgets?.team, lead.models);
+  if (teamUnpriced) throw ApplicationFailure.create({ type: BUDGET_UNPRICED, message: `${teamUnpriced}; start the Team again`, nonRetryable: true });
   if (lead.forkOf && conversationProblem(lead.forkOf.conversation))
     throw invalid('teamLead', `forkOf.conversation: ${conversationProblem(lead.forkOf.conversation)}`);
   if (lead.forkOf && jsonBytes(lead.forkOf.conversation) > CARRIED_CONVERSATION_BUDGET) {
@@ -123,6 +125,7 @@ const sessionInputSchema = z.object({
       usage: memberUsageSchema.optional(),
       exhaustionReported: z.boolean().optional(),
       budget: memberBudgetSchema.optional(),
+      teamStop: budgetExhaustionSchema.optional(),
     })
     .optional(),
 });

@@ -71,6 +71,8 @@ export interface LeadAgentDeps {
   onStep(step: string): void;
   /** The Lead agent's budget as of now (setBudget may replace it); undefined: none. */
   budget(): MemberBudget | undefined;
+  /** The Team budget used up by the Team's totals now, or null: it stops the Lead's calls too. */
+  teamStop(): BudgetExhaustion | null;
 }
 
 export class LeadAgentRunner {
@@ -117,7 +119,9 @@ export class LeadAgentRunner {
   /** The Lead's own budget, when it stops it from beginning another turn. */
   private budgetStop(): BudgetExhaustion | null {
     const { agent } = this.deps;
-    return spendExhaustion(this.deps.budget(), agent.state.usage?.total ?? NO_USAGE, agent.state.turns, agent.state.usage?.activeMs ?? 0);
+    return (
+      spendExhaustion(this.deps.budget(), agent.state.usage?.total ?? NO_USAGE, agent.state.turns, agent.state.usage?.activeMs ?? 0) ?? this.deps.teamStop()
+    );
   }
 
   /** One turn over the Lead's inbox, or the rest of a turn the previous run yielded; a budget that stops it is its outcome. */
@@ -160,7 +164,8 @@ export class LeadAgentRunner {
           onStep: (step) => this.deps.onStep(step),
           onModelUsage: (usage) => agent.apply(decideModelCall(agent.state, usage)),
           spendCheck: () =>
-            spendExhaustion(this.deps.budget(), agent.state.usage?.total ?? NO_USAGE, null, (agent.state.usage?.activeMs ?? 0) + Date.now() - startedAt),
+            spendExhaustion(this.deps.budget(), agent.state.usage?.total ?? NO_USAGE, null, (agent.state.usage?.activeMs ?? 0) + Date.now() - startedAt) ??
+            this.deps.teamStop(),
         }),
       );
       if (result.yieldedAtStep !== undefined) {

@@ -6,16 +6,66 @@
 import { getExternalWorkflowHandle } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
 import type { MemberBudget, SetBudgetResult } from '../../shared/contract';
+import { TEAM_BUDGET, type BudgetExhaustion } from '../../shared/contract/budgets';
+import type { ModelCallAnswer, ModelCallRequest } from '../../shared/contract/signals';
 import { setBudgetRequestSchema } from '../../shared/contract/requests';
 import { memberBudget } from '../../shared/agent/spend';
 import { LEAD } from '../../shared/contract/callers';
-import { currentLimits, decideSetBudget, parseWith, type BudgetContext } from '../../shared/lead';
+import {
+  currentLimits,
+  decideModelCallRequest,
+  decideSetBudget,
+  parseWith,
+  teamBudgetStop,
+  type BudgetContext,
+  type TeamSpendContext,
+} from '../../shared/lead';
+import type { SignalOutcome } from '../common/handlerGuards';
+import type { LeadAgentState } from './agentState';
 import { own } from '../../shared/util/own';
 import type { LeadContext } from './context';
 
-export function createBudgets(ctx: LeadContext, leadModel: string | null | undefined) {
+export function createBudgets(ctx: LeadContext, agent: LeadAgentState, leadModel: string | null | undefined) {
   const { run, input } = ctx;
   const budgetContext: BudgetContext = { budgets: input.budgets, models: input.models, leadModel };
+
+  const teamSpend = (): TeamSpendContext => ({
+    state: run.state,
+    agent: agent.state,
+    limits: currentLimits(run.state, TEAM_BUDGET, input.budgets) ?? undefined,
+    leadModel: leadModel ?? null,
+    prices: input.models?.prices,
+  });
+  /** The Team budget used up now (the Lead's own calls check it too), or null. */
+  const teamStop = (): BudgetExhaustion | null => teamBudgetStop(teamSpend());
+  const answer = (workflowId: string, answered: ModelCallAnswer): Promise<void> =>
+    // A member that has closed meanwhile needs no answer.
+    getExternalWorkflowHandle(workflowId)
+      .signal(contract.modelCallAnswerSignal, answered)
+      .catch(() => undefined);
+
+  /** A member's modelCallRequest: its totals are recorded, and it is answered from the Team's. */
+  const requestCall = (request: ModelCallRequest): SignalOutcome => {
+    // Members of a Team without a Team budget never ask: a request is someone else's, ignored.
+    if (!input.budgets?.team) return 'unknownKey';
+    const decision = decideModelCallRequest(teamSpend(), request);
+    if (!decision.ok) return decision.ignored;
+    run.apply(decision.teamEvents);
+    agent.apply(decision.agentEvents);
+    void answer(decision.workflowId, decision.answer);
+    return 'applied';
+  };
+
+  /** After the operator raised the Team budget: every member the Team budget stopped may call again, at the calls it last reported. */
+  const grantAll = async (): Promise<void> => {
+    if (teamStop() !== null) return;
+    for (const member of Object.values(run.state.team.members)) {
+      await answer(member.workflowId, { calls: own(run.state.memberUsage, member.name)?.calls ?? 0, exhaustion: null });
+    }
+    for (const [agentId, record] of Object.entries(agent.state.subagents)) {
+      if (!record.closed) await answer(agentId, { calls: record.usage?.calls ?? 0, exhaustion: null });
+    }
+  };
 
   const check = (request: unknown) => {
     const parsed = parseWith('setBudget', setBudgetRequestSchema, request);
@@ -29,6 +79,7 @@ export function createBudgets(ctx: LeadContext, leadModel: string | null | undef
     const previous = currentLimits(run.state, name, input.budgets);
     run.commit(decideSetBudget(run.state, parsed, budgetContext));
     const member = own(run.state.team.members, name);
+    if (name === TEAM_BUDGET) await grantAll();
     if (name !== LEAD && member) {
       const signalled: MemberBudget = memberBudget(budget, member.model, input.models?.prices) ?? { limits: budget };
       await getExternalWorkflowHandle(member.workflowId).signal(contract.budgetChangedSignal, signalled);
@@ -40,7 +91,7 @@ export function createBudgets(ctx: LeadContext, leadModel: string | null | undef
   const leadBudget = (): MemberBudget | undefined =>
     memberBudget(currentLimits(run.state, LEAD, input.budgets) ?? undefined, leadModel ?? null, input.models?.prices);
 
-  return { check, set, leadBudget };
+  return { check, set, leadBudget, teamStop, requestCall };
 }
 
 export type Budgets = ReturnType<typeof createBudgets>;

@@ -108,7 +108,10 @@ export function createRoster(ctx: LeadContext) {
             cwd: checkout.cwd,
             ...(checkout.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: checkout.checkoutTaskQueue } : {}),
             ...(input.teammateMaxTurnsPerRun !== undefined ? { maxTurnsPerRun: input.teammateMaxTurnsPerRun } : {}),
-            ...withBudget(memberBudget(input.budgets?.member, resolveModel(input.models, spawnRequest.model, input.agent?.model), input.models?.prices)),
+            ...withBudget(
+              memberBudget(input.budgets?.member, resolveModel(input.models, spawnRequest.model, input.agent?.model), input.models?.prices),
+              input.budgets,
+            ),
           },
           memo: { agentTeam: descriptor },
           typedSearchAttributes: memberSearchAttributes({ teamId, name: record.name, role: 'teammate' }),

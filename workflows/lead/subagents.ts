@@ -61,7 +61,7 @@ export class LeadSubagents {
             initialMessage: { messageId: `${agentId}/initial`, from: LEAD, content: prompt, sentAt: now() },
             cwd: agent.state.cwd,
             ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),
-            ...withBudget(memberBudget(agent.budgets?.member, model ?? agent.model, agent.models?.prices)),
+            ...withBudget(memberBudget(agent.budgets?.member, model ?? agent.model, agent.models?.prices), agent.budgets),
           },
           typedSearchAttributes: memberSearchAttributes({ teamId, name, role: 'subagent' }),
           identity: { teamId, name, role: 'subagent', context, model: model ?? agent.model },

@@ -35,7 +35,14 @@ import {
 import { PAYLOAD_BUDGET_BYTES } from '../../shared/contract/limits';
 import { own } from '../../shared/util/own';
 import { AgentTeamProjector, projectionInputs } from '../../shared/projection/agentTeamView';
-import { edgeUnwatchSchema, edgeWatchSchema, memberStatusReportSchema, rejectionReportSchema, subagentAnswerSchema } from '../../shared/contract/signals';
+import {
+  edgeUnwatchSchema,
+  edgeWatchSchema,
+  memberStatusReportSchema,
+  modelCallRequestSchema,
+  rejectionReportSchema,
+  subagentAnswerSchema,
+} from '../../shared/contract/signals';
 import { taskKey, teamView } from '../../shared/team';
 import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate, ignoreUnknownSignals, type SignalGuard, type SignalOutcome } from '../common/handlerGuards';
 import { parseLeadInput } from '../common/workflowInputs';
@@ -123,7 +130,7 @@ async function leadRun(
   const roster = createRoster(ctx);
   const mailbox = createMailbox(ctx, roster);
   // The runner is created below; disposal (the only caller of these hooks) comes after.
-  const budgets = createBudgets(ctx, agent.enabled ? agent.model : undefined);
+  const budgets = createBudgets(ctx, agent, agent.enabled ? agent.model : undefined);
   const operations = createLeadOperations(ctx, roster, mailbox, budgets, {
     agentEnabled: agent.enabled,
     cancelTurn: () => leadAgent.cancelTurn(),
@@ -140,6 +147,7 @@ async function leadRun(
     stopChild: roster.stopChild,
     onStep: (step) => details.onStep(step),
     budget: budgets.leadBudget,
+    teamStop: budgets.teamStop,
   });
 
   // ---- every Update, from one table -----------------------------------------------------------
@@ -176,6 +184,7 @@ async function leadRun(
     applySignal(decideRejectionReport(run.state, report, operationNames, now())),
   );
   guardedSignal(guard, contract.subagentAnswerSignal, subagentAnswerSchema, (answer) => leadAgent.subagents.recordAnswer(answer));
+  guardedSignal(guard, contract.modelCallRequestSignal, modelCallRequestSchema, (request) => budgets.requestCall(request));
   ignoreUnknownSignals(guard);
 
   // ---- queries -------------------------------------------------------------------------------

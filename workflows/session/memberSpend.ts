@@ -6,11 +6,12 @@
 import { NO_MEMBER_USAGE, addActiveTime, callUsage, recordCall } from '../../shared/agent/usage';
 import { spendExhaustion } from '../../shared/agent/spend';
 import type { BudgetExhaustion, MemberBudget } from '../../shared/contract/budgets';
+import type { ModelCallAnswer } from '../../shared/contract/signals';
 import type { ModelUsage } from '../../shared/contract/model';
 import type { MemberUsage } from '../../shared/contract/usage';
 import type { CarriedTeammateState } from '../../shared/session/carried';
 
-export type CarriedSpend = Pick<CarriedTeammateState, 'usage' | 'exhaustionReported' | 'budget'>;
+export type CarriedSpend = Pick<CarriedTeammateState, 'usage' | 'exhaustionReported' | 'budget' | 'teamStop'>;
 
 export class MemberSpend {
   usage: MemberUsage;
@@ -20,6 +21,10 @@ export class MemberSpend {
   private override: MemberBudget | null;
   /** When the running turn began (workflow time, ms); null between turns. A turn never spans runs. */
   private turnStartedAt: number | null = null;
+  /** The Team budget's refusal that stopped it (its mail waits), until the Lead grants a call again. */
+  private teamStop: BudgetExhaustion | null;
+  /** The Lead's latest answer to a modelCallRequest, keyed by the calls it had recorded when it asked. */
+  private teamAnswer: ModelCallAnswer | null = null;
 
   constructor(
     private readonly inputBudget: MemberBudget | undefined,
@@ -28,6 +33,7 @@ export class MemberSpend {
     this.usage = carried?.usage ?? NO_MEMBER_USAGE;
     this.exhaustionReported = carried?.exhaustionReported ?? false;
     this.override = carried?.budget ?? null;
+    this.teamStop = carried?.teamStop ?? null;
   }
 
   /** The budget it runs under now. */
@@ -59,7 +65,39 @@ export class MemberSpend {
 
   /** The budget that keeps the member from beginning another turn, after `turns` of them; null: none does. */
   stopBeforeTurn(turns: number): BudgetExhaustion | null {
-    return spendExhaustion(this.budget, this.usage.total, turns, this.usage.activeMs ?? 0);
+    return spendExhaustion(this.budget, this.usage.total, turns, this.usage.activeMs ?? 0) ?? this.teamStop;
+  }
+
+  /**
+   * The Lead's answer to a modelCallRequest (the modelCallAnswer signal). Answers to an earlier
+   * request (fewer calls) are stale and ignored; a grant lifts a Team stop, a refusal sets one.
+   */
+  answerFromLead(answer: ModelCallAnswer): 'applied' | 'unknownKey' {
+    if (answer.calls < this.usage.total.calls) return 'unknownKey';
+    this.teamAnswer = answer;
+    if (answer.exhaustion === null) {
+      this.teamStop = null;
+    } else if (!this.teamStop) {
+      this.teamStop = answer.exhaustion;
+      this.exhaustionReported = false;
+    }
+    return 'applied';
+  }
+
+  /** The Lead's answer for the next call (made at the calls recorded now), or undefined while it has not come. */
+  answerForNextCall(): ModelCallAnswer | undefined {
+    return this.teamAnswer !== null && this.teamAnswer.calls === this.usage.total.calls ? this.teamAnswer : undefined;
+  }
+
+  hasAnswerForNextCall(): boolean {
+    return this.answerForNextCall() !== undefined;
+  }
+
+  /** Takes the Lead's answer for the next call (each answer lets one call through): null, granted; else the Team's exhaustion. */
+  takeAnswer(): BudgetExhaustion | null {
+    const answer = this.answerForNextCall();
+    this.teamAnswer = null;
+    return answer?.exhaustion ?? null;
   }
 
   /** Checked before each model call of a running turn (at `now`): the turn itself may run on, its calls may not. */
@@ -81,6 +119,11 @@ export class MemberSpend {
   }
 
   carry(): CarriedSpend {
-    return { usage: this.usage, exhaustionReported: this.exhaustionReported, ...(this.override ? { budget: this.override } : {}) };
+    return {
+      usage: this.usage,
+      exhaustionReported: this.exhaustionReported,
+      ...(this.override ? { budget: this.override } : {}),
+      ...(this.teamStop ? { teamStop: this.teamStop } : {}),
+    };
   }
 }

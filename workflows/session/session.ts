@@ -11,6 +11,7 @@ import {
   condition,
   continueAsNew,
   deprecatePatch,
+  getExternalWorkflowHandle,
   isCancellation,
   setHandler,
   workflowInfo,
@@ -29,7 +30,7 @@ import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { errorMessage } from '../../shared/util/errors';
 import { turnFailureText } from '../../shared/text/redact';
 import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from '../common/handlerGuards';
-import { edgeNotificationSchema, interruptTurnSchema } from '../../shared/contract/signals';
+import { edgeNotificationSchema, interruptTurnSchema, modelCallAnswerSchema } from '../../shared/contract/signals';
 import { memberBudgetSchema } from '../../shared/contract/budgets';
 import { toolCallSummary } from '../../shared/text/webUi';
 import { MemberDetails } from '../common/currentDetails';
@@ -58,6 +59,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
   const mate = new SessionRun(input, hooks.role);
   const { teamId, name } = input.descriptor;
   const checkout = workTools(input.checkoutTaskQueue ?? workflowInfo().taskQueue);
+  const lead = getExternalWorkflowHandle(teamId);
   let turnScope: CancellationScope | undefined;
   const details = new MemberDetails(mate.turns);
   // Running means started by the Lead with its initial message: the phase the Lead records as active.
@@ -81,6 +83,8 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
   });
   guardedSignal(guard, defs.edgeNotificationSignal, edgeNotificationSchema, ({ waitId, edge }) => mate.notify(waitId, edge));
   guardedSignal(guard, defs.budgetChangedSignal, memberBudgetSchema, (budget) => mate.setBudget(budget));
+  // Only a member that asks (its Team has a Team budget) takes answers: anyone else's is ignored.
+  guardedSignal(guard, defs.modelCallAnswerSignal, modelCallAnswerSchema, (answer) => (input.teamBudget ? mate.spend.answerFromLead(answer) : 'unknownKey'));
   ignoreUnknownSignals(guard);
   setHandler(defs.getTeammateStateQuery, () => ({
     ...mate.view(),
@@ -122,7 +126,23 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
       onStep: (step) => details.step(step),
       onModelUsage: (usage) => mate.recordModelCall(usage),
       spendCheck: () => mate.spend.checkInTurn(Date.now()),
+      ...(input.teamBudget ? { askToCall } : {}),
     });
+  };
+
+  /** Under a Team budget: whether the Lead lets the next model call go (asked once; the answer stays for that call). */
+  const mayCall = async (): Promise<boolean> => {
+    if (!mate.spend.hasAnswerForNextCall()) {
+      const { total } = mate.spend.usage;
+      await lead.signal(defs.modelCallRequestSignal, { member: workflowInfo().workflowId, calls: total.calls, usage: total });
+      await condition(() => mate.spend.hasAnswerForNextCall());
+    }
+    return mate.spend.answerForNextCall()?.exhaustion === null;
+  };
+  /** Under a Team budget, before each model call: the Lead answers from the Team's totals, with this member's own. */
+  const askToCall = async (): Promise<BudgetExhaustion | null> => {
+    await mayCall();
+    return mate.spend.takeAnswer();
   };
 
   try {
@@ -139,6 +159,8 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
         await report('idle', mate.turns);
         continue;
       }
+      // Under a Team budget the Lead answers for the turn's first call before it begins: refused, its mail waits.
+      if (input.teamBudget && !(await mayCall())) continue;
       const { turn } = mate.beginTurn();
       await report('running', turn);
       turnScope = new CancellationScope();

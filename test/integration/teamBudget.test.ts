@@ -1,0 +1,157 @@
+/**
+ * Issue 27, the Team budget, on the real server: one cap on the whole Team's calls, tokens or cost.
+ * Under it every member asks the Lead before each model call (modelCallRequest, with its totals)
+ * and calls only once the Lead has answered from the Team's totals, so the Team overshoots its cap
+ * by at most one call per member. A runaway exchange stops at the Team's cap, the members and the
+ * Lead are told, raises by the Lead or a teammate are refused, and the operator's raise lets the
+ * stopped members go on with their waiting mail. 0 failed workflow tasks, 0 terminations.
+ */
+import { answer, script, scriptText, send, think, tool, type Script } from '../../activities/providers/scriptedModelScript';
+import { TeamClient } from '../../client/teamClient';
+import * as defs from '../../shared/contract';
+import type { JsonValue } from '../../shared/contract/json';
+import { OPERATOR } from '../../shared/contract/callers';
+import { teammateWorkflowId } from '../../shared/team';
+import { chainReport, teamWorkflowIds } from '../support/adversarial';
+import { cli } from '../support/cli';
+import { useClientAndWorker } from '../support/harness';
+import { recordedModelUsage } from '../support/recordedUsage';
+import { eventually, rejectionOf, teammateState } from '../support/teams';
+import { uniqueId } from '../support/temporal';
+
+const env = useClientAndWorker();
+const json = (s: Script): JsonValue => s as unknown as JsonValue;
+const budgetNotes = (entries: defs.ConversationEntry[]) =>
+  entries.filter((e) => e.role === 'system' && (e.content as { event?: unknown } | null)?.event === 'budget exhausted');
+
+async function expectClean(teamId: string): Promise<void> {
+  for (const id of await teamWorkflowIds(env.client, teamId)) {
+    const chain = await chainReport(env.client, id);
+    expect([id, chain.failedWorkflowTasks, chain.terminatedRuns]).toEqual([id, 0, 0]);
+  }
+}
+
+/** ping's first message: a script that sends pong a script that sends ping... `depth` exchanges deep. */
+function pingPong(depth: number): Script {
+  let message: Script = script(answer('the exchange ended'));
+  for (let k = depth - 1; k >= 0; k--) message = script(send(k % 2 === 0 ? 'pong' : 'ping', message));
+  return message;
+}
+
+const CAP = 9;
+
+test("a runaway exchange stops at the Team's cap, at most a call over per member; raises by the Lead or a teammate refused, the operator's works", async () => {
+  const lead = await TeamClient.start(env.client, { teamId: uniqueId('team-budget'), taskQueue: env.worker.taskQueue, budgets: { team: { calls: CAP } } });
+  await lead.spawnTeammate({ name: 'ping', message: 'wait for pong' });
+  await lead.spawnTeammate({ name: 'pong', message: 'wait for ping' });
+  await lead.sendMessage('ping', json(pingPong(12)));
+
+  // Stopped: whoever asked once the Team's total reached the cap, with the Team's exhaustion.
+  const recordedTotal = async (): Promise<number> =>
+    (await recordedModelUsage(env.client, teammateWorkflowId(lead.teamId, 'ping'))).calls +
+    (await recordedModelUsage(env.client, teammateWorkflowId(lead.teamId, 'pong'))).calls;
+  const stopped = await eventually(
+    async () => Promise.all(['ping', 'pong'].map((name) => teammateState(lead, name))),
+    (states) => states.some((s) => s.status === 'idle' && budgetNotes(s.conversation).length === 1),
+    60_000,
+  );
+  await new Promise((r) => setTimeout(r, 1_000)); // nothing more is called
+  const total = await recordedTotal();
+  expect(total).toBeGreaterThanOrEqual(CAP);
+  expect(total).toBeLessThanOrEqual(CAP + 1); // the cap, plus at most one call per member in flight (2 members, the first granted under the cap)
+  expect(await recordedTotal()).toBe(total);
+  // The member that asked past the cap stopped with the Team's exhaustion; whichever has mail, it waits (asked before its turn began).
+  const stoppedMember = stopped.find((s) => budgetNotes(s.conversation).length === 1)!;
+  expect(budgetNotes(stoppedMember.conversation)[0]?.content).toEqual({
+    event: 'budget exhausted',
+    type: 'BudgetExhausted',
+    budget: 'calls',
+    scope: 'team',
+    used: expect.any(Number),
+    limit: CAP,
+  });
+  const waiting = await eventually(
+    async () => (await Promise.all(['ping', 'pong'].map((name) => teammateState(lead, name)))).find((s) => s.pending.length === 1),
+    (s) => s !== undefined && s.budgetStop !== undefined,
+  );
+  expect(waiting!.budgetStop).toMatchObject({ type: 'BudgetExhausted', budget: 'calls', scope: 'team', limit: CAP });
+  expect(waiting!.status).toBe('idle');
+
+  // The Team's view holds every member's totals as they asked: the recorded ones.
+  const usage = await eventually(
+    () => lead.as(OPERATOR).usage(),
+    (u) => u.total.calls === total,
+  );
+  expect(usage.members.map((m) => m.name)).toEqual(['lead', 'ping', 'pong']);
+
+  // The Lead was told, in its own inbox, of each member the Team budget stopped.
+  const notes = await eventually(
+    () => lead.readLeadInbox(),
+    (messages) => messages.length > 0,
+  );
+  expect(notes[0]?.content).toMatchObject({ event: 'teammate stopped by the Team budget', type: 'BudgetExhausted', scope: 'team', limit: CAP });
+
+  // The board still takes changes: a Team budget caps model calls, not the Team's operations.
+  expect((await lead.createTask({ subject: 'after the cap' })).task.id).toBe(1);
+
+  // Raises by the Lead and by a teammate are refused, typed; nothing changes.
+  const byLead = await rejectionOf(lead.setBudget(defs.TEAM_BUDGET, { calls: 100 }));
+  expect([byLead.type, byLead.message]).toEqual(['OperatorOnly', expect.stringContaining("raise the Team's")]);
+  expect((await rejectionOf(lead.as('ping').setBudget(defs.TEAM_BUDGET, { calls: 100 }))).type).toBe('LeadOnly');
+  expect((await rejectionOf(lead.as(OPERATOR).setBudget(defs.TEAM_BUDGET, { turns: 100 }))).type).toBe('InvalidTeamCommand');
+  await new Promise((r) => setTimeout(r, 300));
+  expect(await recordedTotal()).toBe(total);
+
+  // The operator's raise, from the CLI: the stopped member goes on with its waiting mail.
+  const raised = await cli('--json', 'budget', lead.teamId, '@team', `calls=${CAP + 6}`);
+  expect([raised.code, raised.stderr]).toEqual([0, '']);
+  expect(JSON.parse(raised.stdout)).toEqual({ name: '@team', budget: { calls: CAP + 6 }, previous: { calls: CAP } });
+  const resumed = await eventually(
+    () => teammateState(lead, waiting!.descriptor.name),
+    (s) => s.pending.length === 0 && s.usage.total.calls > waiting!.usage.total.calls,
+    60_000,
+  );
+  expect(resumed.turns).toBeGreaterThan(waiting!.turns);
+  // And stops again at the raised cap.
+  await eventually(
+    () => recordedTotal(),
+    (n) => n >= CAP + 6,
+    60_000,
+  );
+  await new Promise((r) => setTimeout(r, 1_000));
+  expect(await recordedTotal()).toBeLessThanOrEqual(CAP + 6 + 1);
+  await expectClean(lead.teamId);
+}, 180_000);
+
+test("the Lead agent's own calls count and stop at the Team's cap, and its answer says so", async () => {
+  const lead = await TeamClient.start(env.client, {
+    teamId: uniqueId('team-budget-lead'),
+    taskQueue: env.worker.taskQueue,
+    budgets: { team: { calls: 2 } },
+    // Three calls' work (tool steps a think apart, then the answer) under a Team cap of two.
+    agent: { profile: 'team', prompt: scriptText(tool('list_tasks'), think(1), tool('list_tasks'), answer('never reached')) },
+  });
+  const view = await lead.waitForAnswer({ timeoutMs: 60_000 });
+  expect(view.finalAnswer).toMatch(/^BudgetExhausted: the Team's calls budget is used up \(2 of 2\), which stops the Lead\. .*setBudget "@team"/);
+  expect((await recordedModelUsage(env.client, lead.teamId)).calls).toBe(2);
+  await expectClean(lead.teamId);
+}, 60_000);
+
+test('a Team budget is refused typed where it cannot be checked or changed: cost over unpriced models, a Team without one, turns', async () => {
+  const models: defs.TeamModels = {
+    allowed: ['scripted:priced', 'scripted:free'],
+    default: 'scripted:priced',
+    prices: { 'scripted:priced': { input: 1, output: 2 } },
+  };
+  const refused = await rejectionOf(
+    TeamClient.start(env.client, { teamId: uniqueId('team-unpriced'), taskQueue: env.worker.taskQueue, models, budgets: { team: { costUsd: 1 } } }),
+  );
+  expect([refused.type, refused.message]).toEqual(['BudgetUnpriced', expect.stringContaining('"scripted:free"')]);
+
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('no-team-budget'), taskQueue: env.worker.taskQueue });
+  const none = await rejectionOf(team.as(OPERATOR).setBudget(defs.TEAM_BUDGET, { calls: 5 }));
+  expect([none.type, none.message]).toEqual(['NoTeamBudget', expect.stringContaining('--team-budget')]);
+  const flag = await cli('start', uniqueId('cli-team-budget'), '--team-budget', 'turns=3');
+  expect([flag.code, flag.stderr]).toEqual([1, expect.stringContaining('a Team budget caps calls, tokens and cost, not turns')]);
+  await expectClean(team.teamId);
+}, 60_000);
