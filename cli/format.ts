@@ -52,7 +52,14 @@ export function formatUsage(usage: TeamUsageView): string {
   for (const m of usage.members) rows.push([m.name, m.role, m.model ?? '(default)', ...figures(m.total), dollars(m.costUsd)]);
   const unpriced = usage.unpriced.length > 0 ? ` (no price for: ${usage.unpriced.join(', ')})` : '';
   rows.push(['TEAM', '', '', ...figures(usage.total), `${dollars(usage.costUsd)}${unpriced}`]);
-  return table(rows);
+  return usage.teamBudget ? `${table(rows)}\n${teamBudgetLine(usage.teamBudget)}` : table(rows);
+}
+
+/** `Team budget: calls 9, tokens 5000 (room left)`, or which cap the Team's total has reached. */
+function teamBudgetLine({ limits, exhausted }: NonNullable<TeamUsageView['teamBudget']>): string {
+  if (!exhausted) return `Team budget: ${describeBudget(limits)} (room left)`;
+  const figures = exhausted.budget === 'costUsd' ? `${dollars(exhausted.used)} of ${dollars(exhausted.limit)}` : `${exhausted.used} of ${exhausted.limit}`;
+  return `Team budget: ${describeBudget(limits)} (${exhausted.budget} used up: ${figures}; the operator raises it with budget <teamId> @team)`;
 }
 
 /** `calls 40, tokens 200000, cost $2.5000` (`no caps` for an empty one). */

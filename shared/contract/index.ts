@@ -29,4 +29,5 @@ export * from './reaper';
 export * from './workflowInputs';
 export * from './modelNames';
 export * from './usage';
+export * from './teamUsage';
 export * from './budgets';

@@ -34,7 +34,8 @@ import type {
 } from './requests';
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView } from './agent';
 import type { TeamModels } from './modelNames';
-import type { TeamUsageView, UsageTotals } from './usage';
+import type { UsageTotals } from './usage';
+import type { TeamUsageView } from './teamUsage';
 import type { BudgetExhaustion, BudgetLimits, TeamBudgets } from './budgets';
 import type { EdgeKind, LiveStatus } from './vocabulary';
 

@@ -66,18 +66,3 @@ export interface MemberUsageRow extends UsageView {
   name: string;
   role: 'lead' | 'teammate' | 'subagent';
 }
-
-/**
- * What a Team's model calls used, as the Lead knows it: its own calls as they come back, each
- * teammate's as its latest status report said (members report after every turn), each subagent's as
- * its latest answer said. The getTeamUsage query answers it.
- */
-export interface TeamUsageView {
-  /** The Lead first, then teammates in roster order, then subagents. */
-  members: MemberUsageRow[];
-  total: UsageTotals;
-  /** The sum of the priced rows' costs; null when no row is priced. */
-  costUsd: number | null;
-  /** Rows that used tokens on a model without a price: their spend is not in `costUsd`. */
-  unpriced: string[];
-}

@@ -8,7 +8,6 @@
 import type { BudgetExhaustion, TeamLimits } from '../contract/budgets';
 import type { PriceTable } from '../contract/usage';
 import type { ModelCallAnswer, ModelCallRequest } from '../contract/signals';
-import { teamExhaustion } from '../agent/spend';
 import { own } from '../util/own';
 import { applyLeadAll } from './apply';
 import { applyLeadAgentAll } from './agentApply';
@@ -29,8 +28,7 @@ export interface TeamSpendContext {
 /** The Team budget used up by the Team's totals now, or null (none set, or room left). */
 export function teamBudgetStop({ state, agent, limits, leadModel, prices }: TeamSpendContext): BudgetExhaustion | null {
   if (!limits) return null;
-  const view = teamUsageView({ state, agent, leadModel, prices });
-  return teamExhaustion(limits, view.total, view.costUsd);
+  return teamUsageView({ state, agent, leadModel, prices, teamLimits: limits }).teamBudget?.exhausted ?? null;
 }
 
 export type ModelCallDecision =

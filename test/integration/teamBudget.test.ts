@@ -83,6 +83,9 @@ test("a runaway exchange stops at the Team's cap, at most a call over per member
     (u) => u.total.calls === total,
   );
   expect(usage.members.map((m) => m.name)).toEqual(['lead', 'ping', 'pong']);
+  expect(usage.teamBudget).toEqual({ limits: { calls: CAP }, exhausted: { type: 'BudgetExhausted', budget: 'calls', used: total, limit: CAP, scope: 'team' } });
+  const table = await cli('usage', lead.teamId);
+  expect(table.stdout).toContain(`Team budget: calls ${CAP} (calls used up: ${total} of ${CAP}; the operator raises it with budget <teamId> @team)`);
 
   // The Lead was told, in its own inbox, of each member the Team budget stopped.
   const notes = await eventually(
@@ -154,4 +157,29 @@ test('a Team budget is refused typed where it cannot be checked or changed: cost
   const flag = await cli('start', uniqueId('cli-team-budget'), '--team-budget', 'turns=3');
   expect([flag.code, flag.stderr]).toEqual([1, expect.stringContaining('a Team budget caps calls, tokens and cost, not turns')]);
   await expectClean(team.teamId);
+}, 60_000);
+
+test("a subagent asks the Lead too: it stops at the Team's cap, and the Lead after it", async () => {
+  const teamId = uniqueId('team-budget-sub');
+  const agentId = `${teamId}/subagent/1`;
+  // The Lead's first call starts the subagent; the subagent's third call would pass the Team's cap of three.
+  const subagentWork = scriptText(tool('read_file', { path: 'a.txt' }), think(1), tool('read_file', { path: 'b.txt' }), think(1), answer('never reached'));
+  const lead = await TeamClient.start(env.client, {
+    teamId,
+    taskQueue: env.worker.taskQueue,
+    budgets: { team: { calls: 3 } },
+    agent: { profile: 'default', prompt: scriptText(tool('subagent', { prompt: subagentWork }), answer('never reached either')) },
+  });
+  const view = await lead.waitForAnswer({ timeoutMs: 60_000 });
+  expect(view.finalAnswer).toMatch(/^BudgetExhausted: the Team's calls budget is used up \(3 of 3\), which stops the Lead\./);
+  const sub = await env.client.workflow.getHandle(agentId).query(defs.getTeammateStateQuery);
+  expect(sub.budgetStop).toMatchObject({ type: 'BudgetExhausted', budget: 'calls', scope: 'team', used: 3, limit: 3 });
+  expect(sub.usage.total.calls).toBe(2);
+  // The subagent's answer (none: its turn was stopped) came back as the Lead's tool result.
+  expect(view.conversation.filter((e) => e.role === 'tool').map((e) => JSON.parse(String(e.content)) as unknown)).toEqual([{ agentId, turn: 1, answer: null }]);
+  const recorded = (await recordedModelUsage(env.client, teamId)).calls + (await recordedModelUsage(env.client, agentId)).calls;
+  expect(recorded).toBe(3);
+  expect((await lead.as(OPERATOR).usage()).total.calls).toBe(3);
+  await lead.dispose();
+  await expectClean(teamId);
 }, 60_000);

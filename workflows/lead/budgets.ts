@@ -6,7 +6,7 @@
 import { getExternalWorkflowHandle } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
 import type { MemberBudget, SetBudgetResult } from '../../shared/contract';
-import { TEAM_BUDGET, type BudgetExhaustion } from '../../shared/contract/budgets';
+import { TEAM_BUDGET, type BudgetExhaustion, type TeamLimits } from '../../shared/contract/budgets';
 import type { ModelCallAnswer, ModelCallRequest } from '../../shared/contract/signals';
 import { setBudgetRequestSchema } from '../../shared/contract/requests';
 import { memberBudget } from '../../shared/agent/spend';
@@ -29,10 +29,12 @@ export function createBudgets(ctx: LeadContext, agent: LeadAgentState, leadModel
   const { run, input } = ctx;
   const budgetContext: BudgetContext = { budgets: input.budgets, models: input.models, leadModel };
 
+  /** The Team budget's caps now (the Team's, or the last setBudget's); undefined: the Team has none. */
+  const teamLimits = (): TeamLimits | undefined => currentLimits(run.state, TEAM_BUDGET, input.budgets) ?? undefined;
   const teamSpend = (): TeamSpendContext => ({
     state: run.state,
     agent: agent.state,
-    limits: currentLimits(run.state, TEAM_BUDGET, input.budgets) ?? undefined,
+    limits: teamLimits(),
     leadModel: leadModel ?? null,
     prices: input.models?.prices,
   });
@@ -91,7 +93,7 @@ export function createBudgets(ctx: LeadContext, agent: LeadAgentState, leadModel
   const leadBudget = (): MemberBudget | undefined =>
     memberBudget(currentLimits(run.state, LEAD, input.budgets) ?? undefined, leadModel ?? null, input.models?.prices);
 
-  return { check, set, leadBudget, teamStop, requestCall };
+  return { check, set, leadBudget, teamLimits, teamStop, requestCall };
 }
 
 export type Budgets = ReturnType<typeof createBudgets>;

@@ -199,7 +199,9 @@ async function leadRun(
     return Number.isSafeInteger(taskId) ? (own(run.state.team.tasks, taskKey(taskId as number)) ?? null) : null;
   });
   setHandler(contract.getLiveStatusQuery, () => run.state.liveStatus);
-  setHandler(contract.getTeamUsageQuery, () => teamUsageView({ state: run.state, agent: agent.state, leadModel: agent.model, prices: agent.models?.prices }));
+  setHandler(contract.getTeamUsageQuery, () =>
+    teamUsageView({ state: run.state, agent: agent.state, leadModel: agent.model, prices: agent.models?.prices, teamLimits: budgets.teamLimits() }),
+  );
   setHandler(contract.getLegacyMailboxQuery, () => run.state.legacyMailbox);
   setHandler(contract.getLeadRunInfoQuery, () => ({
     runId: workflowInfo().runId,
