@@ -16,7 +16,7 @@ import { chainReport, teamWorkflowIds } from '../support/adversarial';
 import { cli } from '../support/cli';
 import { useClientAndWorker } from '../support/harness';
 import { recordedModelUsage } from '../support/recordedUsage';
-import { eventually, rejectionOf, teammateState } from '../support/teams';
+import { eventually, rejectionOf, teammateState, toolResult } from '../support/teams';
 import { uniqueId } from '../support/temporal';
 
 const env = useClientAndWorker();
@@ -176,7 +176,7 @@ test("a subagent asks the Lead too: it stops at the Team's cap, and the Lead aft
   expect(sub.budgetStop).toMatchObject({ type: 'BudgetExhausted', budget: 'calls', scope: 'team', used: 3, limit: 3 });
   expect(sub.usage.total.calls).toBe(2);
   // The subagent's answer (none: its turn was stopped) came back as the Lead's tool result.
-  expect(view.conversation.filter((e) => e.role === 'tool').map((e) => JSON.parse(String(e.content)) as unknown)).toEqual([{ agentId, turn: 1, answer: null }]);
+  expect(view.conversation.filter((e) => e.role === 'tool').map((e) => toolResult(e))).toEqual([{ agentId, turn: 1, answer: null }]);
   const recorded = (await recordedModelUsage(env.client, teamId)).calls + (await recordedModelUsage(env.client, agentId)).calls;
   expect(recorded).toBe(3);
   expect((await lead.as(OPERATOR).usage()).total.calls).toBe(3);
