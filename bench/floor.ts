@@ -14,6 +14,7 @@
  *    in-flight limit: time until all returned, median of 3 rounds.
  */
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import * as path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { TeamClient, withUpdateSlot } from '../client/teamClient';
 import { claimTaskUpdate } from '../shared/contract';
@@ -63,6 +64,19 @@ async function allIdle(team: TeamClient, names: string[]): Promise<void> {
   }
 }
 
+/**
+ * BENCH_FLOOR_WORKER_ROOT: the Team's worker from another checkout of the project (a worktree of an
+ * older commit, its node_modules linked to this one's), so two versions of the code meet the same
+ * floor: run the bench once with it and once without, and compare the ratios.
+ */
+function otherCheckoutsWorker(): { command?: { node: string; args: string[]; env: NodeJS.ProcessEnv } } {
+  const root = process.env.BENCH_FLOOR_WORKER_ROOT;
+  if (!root) return {};
+  console.log(`  floor: the Team's worker from ${root}`);
+  const env = { ...process.env, TS_NODE_PROJECT: path.join(root, 'tsconfig.json') };
+  return { command: { node: process.execPath, args: ['-r', 'ts-node/register/transpile-only', path.join(root, 'worker/main.ts')], env } };
+}
+
 const row = (measure: string, team: number, floor: number, digits: number): string[] => [
   measure,
   team.toFixed(digits),
@@ -74,7 +88,7 @@ const row = (measure: string, team: number, floor: number, digits: number): stri
 export async function benchFloor(address: string): Promise<string[][]> {
   const stamp = Date.now();
   console.log('  floor: starting the project worker in its own process and the bare workflows in this one…');
-  const teamWorker = await spawnWorkerProcess(TEAM_QUEUE, { address });
+  const teamWorker = await spawnWorkerProcess(TEAM_QUEUE, { address, ...otherCheckoutsWorker() });
   const bareConnection = await NativeConnection.connect({ address });
   const bareWorker = await Worker.create({ connection: bareConnection, taskQueue: BARE_QUEUE, workflowsPath: require.resolve('./floorBaselines') });
   const connection = await Connection.connect({ address });

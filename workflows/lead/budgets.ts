@@ -23,6 +23,7 @@ import {
 import type { SignalOutcome } from '../common/handlerGuards';
 import type { LeadAgentState } from './agentState';
 import { own } from '../../shared/util/own';
+import { isLivePhase } from '../../shared/team';
 import type { LeadContext } from './context';
 
 export function createBudgets(ctx: LeadContext, agent: LeadAgentState, leadModel: string | null | undefined) {
@@ -40,11 +41,18 @@ export function createBudgets(ctx: LeadContext, agent: LeadAgentState, leadModel
   });
   /** The Team budget used up now (the Lead's own calls check it too), or null. */
   const teamStop = (): BudgetExhaustion | null => teamBudgetStop(teamSpend());
-  const answer = (workflowId: string, answered: ModelCallAnswer): Promise<void> =>
-    // A member that has closed meanwhile needs no answer.
-    getExternalWorkflowHandle(workflowId)
-      .signal(contract.modelCallAnswerSignal, answered)
-      .catch(() => undefined);
+  /** Answers whose signal is still going out: the run does not close (continue-as-new) before they are sent. */
+  let answering = 0;
+  const answer = async (workflowId: string, answered: ModelCallAnswer): Promise<void> => {
+    answering += 1;
+    try {
+      await getExternalWorkflowHandle(workflowId).signal(contract.modelCallAnswerSignal, answered);
+    } catch {
+      // A member that has closed meanwhile needs no answer.
+    } finally {
+      answering -= 1;
+    }
+  };
 
   /** A member's modelCallRequest: its totals are recorded, and it is answered from the Team's. */
   const requestCall = (request: ModelCallRequest): SignalOutcome => {
@@ -62,6 +70,7 @@ export function createBudgets(ctx: LeadContext, agent: LeadAgentState, leadModel
   const grantAll = async (): Promise<void> => {
     if (teamStop() !== null) return;
     for (const member of Object.values(run.state.team.members)) {
+      if (!isLivePhase(member.phase)) continue;
       await answer(member.workflowId, { calls: own(run.state.memberUsage, member.name)?.calls ?? 0, exhaustion: null });
     }
     for (const [agentId, record] of Object.entries(agent.state.subagents)) {
@@ -93,7 +102,7 @@ export function createBudgets(ctx: LeadContext, agent: LeadAgentState, leadModel
   const leadBudget = (): MemberBudget | undefined =>
     memberBudget(currentLimits(run.state, LEAD, input.budgets) ?? undefined, leadModel ?? null, input.models?.prices);
 
-  return { check, set, leadBudget, teamLimits, teamStop, requestCall };
+  return { check, set, leadBudget, teamLimits, teamStop, requestCall, answersInFlight: () => answering };
 }
 
 export type Budgets = ReturnType<typeof createBudgets>;

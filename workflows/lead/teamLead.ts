@@ -238,6 +238,8 @@ async function leadRun(
   await agentLoop;
   await notifier;
   if (roster.exitsInFlight() > 0) await condition(() => roster.exitsInFlight() === 0);
+  // Team budget answers going out: a member waits for its answer before it calls (none without a Team budget, so no command moves).
+  if (budgets.answersInFlight() > 0) await condition(() => budgets.answersInFlight() === 0);
   await condition(allHandlersFinished);
   // A cancel request ends the run as cancelled, after the disposal: what the Web UI, the CLI and the client report.
   if (cancelRequested()) {
