@@ -18,6 +18,7 @@ import { activityTracingInterceptors, clientTracingInterceptors, workflowSpanSin
 import { bundleHasFailureConverter, bundleHasTracingInterceptors, FAILURE_CONVERTER_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './workflowBundle';
 import { describeInterval, ensureReaperSchedule, REAPER_INTERVAL_ENV, reaperScheduleId, type ReaperOptions } from './reaper';
 import { errorMessage } from '../shared/util/errors';
+import { workflowCacheFromEnv } from './workflowCache';
 
 export interface TeamWorkerOptions {
   /** Worker connection; default: from TEMPORAL_ADDRESS and friends. */
@@ -132,6 +133,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     },
     // Registered with tracing off too: the bundle's interceptors always send workflow spans here (workflows/interceptors.ts).
     sinks: workflowSpanSinks(options.tracing),
+    ...workflowCacheFromEnv(process.env),
     ...options.extra,
   });
   return {
