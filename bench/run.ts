@@ -16,8 +16,11 @@
  *  9. A model call through the AI SDK layer vs a bare fetch on a local server (bench/modelCall.ts; no Temporal server).
  *  10-13. The floor (bench/floor.ts, issue 28's method): editTask, getTask, 64 racing claims and 200
  *     sends against bare-Temporal workflows doing the same, the project's worker in its own process.
+ *  Then the footprint (bench/footprint.ts): the compiled worker's RSS by idle teammates (the last
+ *     column: MB per teammate over the first level), and a send to an evicted teammate vs a cached one.
  * Writes bench/results/latest.md (the README table is copied from it).
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -30,6 +33,7 @@ import { createBenchActivities } from './activities';
 import { benchBashSandbox } from './bashSandbox';
 import { benchFileTools } from './fileTools';
 import { benchFloor } from './floor';
+import { benchFootprint } from './footprint';
 import { benchModelCall } from './modelCall';
 import { benchCheckout } from './side';
 import { scriptText, tool } from '../activities/providers/scriptedModelScript';
@@ -208,17 +212,21 @@ async function main(): Promise<void> {
   await workerConnection.close();
   await connection.close();
   const floorRows = await benchFloor(server.address);
+  console.log('  footprint: building the compiled worker (npm run build)…');
+  execFileSync('npm', ['run', 'build'], { cwd: path.join(__dirname, '..'), stdio: 'inherit' });
+  const footprintRows = await benchFootprint(server.address);
   await server.stop();
   console.log('  file tools: descriptors vs path strings…');
   rows.push(...(await benchFileTools()));
   rows.push(...(await benchBashSandbox()));
   rows.push(...(await benchModelCall()));
   rows.push(...floorRows);
+  rows.push(...footprintRows);
 
   const header = [
     'Measure',
     'Team Lead',
-    'Baseline (bare no-op Update; row 5: bare activities; 6-7: path-string file tools; 8: the issue-20 sandbox; 9: a bare fetch; 10-13: bare Temporal)',
+    'Baseline (bare no-op Update; row 5: bare activities; 6-7: path-string file tools; 8: the issue-20 sandbox; 9: a bare fetch; 10-13: bare Temporal; the last: a send to a cached teammate)',
     'Ratio',
   ];
   const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');

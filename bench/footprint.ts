@@ -1,0 +1,181 @@
+/**
+ * `npm run bench:footprint` (issue 28's method): the worker's memory per idle teammate, and what a
+ * send to an evicted teammate costs against a cached one.
+ *
+ *  - Footprint: the compiled worker (`npm run build`, then dist/worker/main.js with the prebuilt
+ *    bundle, as the production image runs it) in its own process on a fresh dev server; Teams of 32
+ *    teammates, each idle after one scripted turn; the worker's RSS (/proc) at each count, after a
+ *    pause for the process to settle. Its cache is the SDK's default, large enough to hold them all.
+ *  - Cold send: a second compiled worker whose cache holds BENCH_FOOTPRINT_COLD_CACHE workflows
+ *    (AGENT_TEAMS_WORKFLOW_CACHE), with four times as many idle teammates. A round sends one
+ *    teammate a script that answers the Lead, and times it until the answer is in the Lead's inbox:
+ *    to the teammate of the round before (cached: nothing else ran since) and to one not touched
+ *    since it was spawned (evicted long ago, so it is replayed from its history first). Medians.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { answer, script, send } from '../activities/providers/scriptedModelScript';
+import { TeamClient } from '../client/teamClient';
+import type { JsonValue } from '../shared/contract/json';
+import { startDevServer } from '../scripts/devServer';
+import { spawnWorkerProcess, type WorkerProcess } from '../test/support/workerProcess';
+
+const ROOT = path.resolve(__dirname, '..');
+const LEVELS = (process.env.BENCH_FOOTPRINT_LEVELS ?? '0,64,256,512').split(',').map(Number);
+const TEAM_SIZE = 32;
+const COLD_CACHE = Number(process.env.BENCH_FOOTPRINT_COLD_CACHE ?? 40);
+const COLD_ROUNDS = Number(process.env.BENCH_FOOTPRINT_COLD_ROUNDS ?? 15);
+const SETTLE_MS = 5_000;
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+/** The compiled worker, as `npm run worker:compiled` runs it, with extra variables. */
+function compiledWorker(taskQueue: string, address: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
+  return spawnWorkerProcess(taskQueue, {
+    address,
+    env,
+    command: {
+      node: process.execPath,
+      args: [path.join(ROOT, 'dist/worker/main.js')],
+      env: { ...process.env, AGENT_TEAMS_WORKFLOW_BUNDLE: path.join(ROOT, 'dist/workflow-bundle.js'), AGENT_TEAMS_LOG_FORMAT: 'json' },
+    },
+  });
+}
+
+function rssMb(worker: WorkerProcess): number {
+  const status = fs.readFileSync(`/proc/${worker.child.pid}/status`, 'utf8');
+  const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+/** Waits until every named member of the Team reports idle (its first turn done). */
+async function allIdle(team: TeamClient, names: string[]): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const live = await team.liveStatus();
+    if (names.every((name) => Object.hasOwn(live, name) && live[name] === 'idle')) return;
+    if (Date.now() > deadline) throw new Error(`members not idle after 300 s: ${JSON.stringify(live)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Adds Teams of 32 idle teammates until `count` are idle; returns the Teams with their members' names. */
+async function growTo(client: Client, taskQueue: string, teams: { team: TeamClient; names: string[] }[], count: number, stamp: string): Promise<void> {
+  let have = teams.reduce((sum, t) => sum + t.names.length, 0);
+  while (have < count) {
+    const size = Math.min(TEAM_SIZE, count - have);
+    const team = await TeamClient.start(client, { teamId: `bench-footprint-${stamp}-${teams.length}`, taskQueue, maxMembers: TEAM_SIZE });
+    const names = Array.from({ length: size }, (_, i) => `m${i}`);
+    for (const name of names) await team.spawnTeammate({ name, message: 'ready' });
+    await allIdle(team, names);
+    teams.push({ team, names });
+    have += size;
+    process.stdout.write(`\r  footprint: ${have} idle teammates`);
+  }
+  process.stdout.write('\n');
+}
+
+/** One send that the teammate answers with a message to the Lead; resolves once the answer is in the Lead's inbox. */
+async function roundTrip(team: TeamClient, name: string, id: string): Promise<number> {
+  const start = process.hrtime.bigint();
+  await team.sendMessage(name, script(send('lead', `answer ${id}`), answer('sent')) as unknown as JsonValue);
+  for (;;) {
+    const inbox = await team.readLeadInbox();
+    if (inbox.some((m) => m.content === `answer ${id}`)) return Number(process.hrtime.bigint() - start) / 1e6;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export async function benchFootprint(address: string): Promise<string[][]> {
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const stamp = `${Date.now()}`;
+  const rows: string[][] = [];
+
+  // Footprint by idle teammates.
+  const worker = await compiledWorker('bench-footprint', address);
+  const teams: { team: TeamClient; names: string[] }[] = [];
+  const measured: [number, number][] = [];
+  try {
+    for (const level of LEVELS) {
+      await growTo(client, 'bench-footprint', teams, level, stamp);
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      const rss = rssMb(worker);
+      measured.push([level, rss]);
+      console.log(`  footprint: ${level} idle teammates, worker RSS ${rss.toFixed(0)} MB`);
+    }
+  } finally {
+    for (const { team } of teams) await team.dispose().catch(() => undefined);
+    await worker.stop();
+  }
+  const [first] = measured;
+  for (const [level, rss] of measured) {
+    const perTeammate = first && level > first[0] ? ((rss - first[1]) / (level - first[0])).toFixed(2) : '-';
+    rows.push([`worker RSS with ${level} idle teammates (MB), compiled worker, SDK default cache`, rss.toFixed(0), '-', perTeammate]);
+  }
+
+  // Cold sends against cached ones.
+  const coldQueue = 'bench-footprint-cold';
+  const coldWorker = await compiledWorker(coldQueue, address, { AGENT_TEAMS_WORKFLOW_CACHE: String(COLD_CACHE) });
+  const coldTeams: { team: TeamClient; names: string[] }[] = [];
+  try {
+    await growTo(client, coldQueue, coldTeams, 4 * COLD_CACHE, `${stamp}-cold`);
+    const [home, ...others] = coldTeams;
+    if (!home || others.length === 0) throw new Error('the cold-send bench needs two Teams or more');
+    const untouched = others.flatMap(({ team, names }) => names.map((name) => ({ team, name })));
+    const warm: number[] = [];
+    const cold: number[] = [];
+    const cachedName = home.names[0]!;
+    await roundTrip(home.team, cachedName, 'warm-up');
+    if (untouched.length < COLD_ROUNDS)
+      throw new Error(`${untouched.length} untouched teammates for ${COLD_ROUNDS} cold rounds: raise BENCH_FOOTPRINT_COLD_CACHE`);
+    for (let round = 0; round < COLD_ROUNDS; round++) {
+      const target = untouched[round]!; // spawned early: evicted long ago by the Teams spawned after
+      // Its Lead is cached first (a query), so the timed send replays only the teammate.
+      await target.team.liveStatus();
+      cold.push(await roundTrip(target.team, target.name, `cold-${round}`));
+      // The home Team and its member just ran: cached. Each cold target's own Lead is another Team's.
+      await roundTrip(home.team, cachedName, `rewarm-${round}`);
+      warm.push(await roundTrip(home.team, cachedName, `warm-${round}`));
+    }
+    console.log(
+      `  cold send: evicted teammate ${median(cold).toFixed(1)} ms, cached ${median(warm).toFixed(1)} ms (cache ${COLD_CACHE}, ${4 * COLD_CACHE} teammates)`,
+    );
+    rows.push([
+      `send answered, evicted teammate vs cached (ms; cache of ${COLD_CACHE} workflows, ${4 * COLD_CACHE} idle teammates), median of ${COLD_ROUNDS}`,
+      median(cold).toFixed(1),
+      median(warm).toFixed(1),
+      (median(cold) / median(warm)).toFixed(2),
+    ]);
+  } finally {
+    for (const { team } of coldTeams) await team.dispose().catch(() => undefined);
+    await coldWorker.stop();
+    await connection.close();
+  }
+  return rows;
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  console.log('bench:footprint: building the compiled worker (npm run build)…');
+  execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  const server = await startDevServer({ uiPort: false });
+  try {
+    const rows = await benchFootprint(server.address);
+    console.log('\n| Measure | Team | Cached | Ratio or MB per teammate |\n| --- | ---: | ---: | ---: |');
+    for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+    console.log(`\nMeasured ${new Date().toISOString().slice(0, 10)}, ${process.version}.`);
+  } finally {
+    await server.stop();
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
