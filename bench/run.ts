@@ -226,7 +226,7 @@ async function main(): Promise<void> {
   const header = [
     'Measure',
     'Team Lead',
-    'Baseline (bare no-op Update; row 5: bare activities; 6-7: path-string file tools; 8: the issue-20 sandbox; 9: a bare fetch; 10-13: bare Temporal; the last: a send to a cached teammate)',
+    'Baseline (bare no-op Update; 5: bare activities; 6-7: path-string tools; 8: issue-20 sandbox; 9: bare fetch; 10-13: bare Temporal; last: cached teammate)',
     'Ratio',
   ];
   const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
