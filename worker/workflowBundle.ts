@@ -12,12 +12,20 @@ export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [require.resolve(
 /** The failure converter of every bundle and of the worker's activities (worker/failureConverter.ts says why). */
 export const FAILURE_CONVERTER_PATH: string = require.resolve('./failureConverter');
 
+/**
+ * Evaluated once per worker and shared, frozen, by every cached workflow, instead of once per workflow (it names the
+ * stateless libraries; workflows/sharedLibraries.ts says why). zod alone is about 0.75 MB of heap per cached workflow
+ * when it is not shared (issue 28, docs/benchmarks.md).
+ */
+export const PRELOADED_MODULES: readonly string[] = [require.resolve('../workflows/sharedLibraries')];
+
 /** Bundles `workflowsPath` (default: the project's workflows) with the project's workflow interceptors. */
 export async function bundleTeamWorkflows(options: { workflowsPath?: string; logger?: BundleOptions['logger'] } = {}): Promise<{ code: string }> {
   return bundleWorkflowCode({
     workflowsPath: options.workflowsPath ?? require.resolve('../workflows'),
     workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
     failureConverterPath: FAILURE_CONVERTER_PATH,
+    preloadModules: [...PRELOADED_MODULES],
     ...(options.logger ? { logger: options.logger } : {}),
   });
 }
