@@ -15,7 +15,13 @@ import { connectionOptionsFromEnv } from '../client/connection';
 import { assertSearchAttributesRegistered } from './searchAttributeCheck';
 import { DEFAULT_TASK_QUEUE, type WorkToolActivities } from '../shared/contract';
 import { activityTracingInterceptors, clientTracingInterceptors, workflowSpanSinks, type WorkerTracing } from './tracing';
-import { bundleHasFailureConverter, bundleHasTracingInterceptors, FAILURE_CONVERTER_PATH, WORKFLOW_INTERCEPTOR_MODULES } from './workflowBundle';
+import {
+  bundleHasFailureConverter,
+  bundleHasTracingInterceptors,
+  FAILURE_CONVERTER_PATH,
+  PRELOADED_MODULES,
+  WORKFLOW_INTERCEPTOR_MODULES,
+} from './workflowBundle';
 import { describeInterval, ensureReaperSchedule, REAPER_INTERVAL_ENV, reaperScheduleId, type ReaperOptions } from './reaper';
 import { errorMessage } from '../shared/util/errors';
 import { workflowCacheFromEnv } from './workflowCache';
@@ -116,7 +122,9 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     connection,
     namespace,
     taskQueue,
-    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: options.workflowsPath ?? require.resolve('../workflows') }),
+    ...(bundlePath
+      ? { workflowBundle: { codePath: bundlePath } }
+      : { workflowsPath: options.workflowsPath ?? require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_MODULES] } }),
     // Activities' failures; a bundle made here takes it too (a prebuilt one has it: checked above).
     dataConverter: { failureConverterPath: FAILURE_CONVERTER_PATH },
     interceptors: {

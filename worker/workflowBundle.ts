@@ -1,5 +1,5 @@
 /**
- * Every bundle of the project's workflows is made with the same workflow interceptor modules and failure converter, whether the worker that
+ * Every bundle of the project's workflows is made with the same workflow interceptor modules, failure converter and preloaded modules, whether the worker that
  * loads it traces or not (see workflows/interceptors.ts): the worker bundling at start, the tests' prebuilt bundle, the
  * replay test and the production image's bundle (AGENT_TEAMS_WORKFLOW_BUNDLE) all take them from here.
  */

@@ -8,7 +8,7 @@ import * as zlib from 'node:zlib';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { workflowSpanSinks } from '../../worker/tracing';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/workflowBundle';
+import { PRELOADED_MODULES, WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/workflowBundle';
 
 const DIR = path.join(__dirname, '..', 'histories');
 /** The workflow id each history ran under: replay must use it (ids derived from it, e.g. operation ids, are part of the workflow's logic). */
@@ -43,7 +43,8 @@ test('every recorded history replays against the current workflow code', async (
   for await (const result of Worker.runReplayHistories(
     {
       workflowsPath: require.resolve('../../workflows'),
-      bundlerOptions: { ignoreModules: [] },
+      // As the workers bundle: zod preloaded and shared (worker/workflowBundle.ts).
+      bundlerOptions: { ignoreModules: [], preloadModules: [...PRELOADED_MODULES] },
       // The bundle the workers run: histories begun with the tracing patch replay through the OpenTelemetry interceptors.
       interceptors: { workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES] },
       sinks: workflowSpanSinks(null),

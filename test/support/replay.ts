@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { workflowSpanSinks } from '../../worker/tracing';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/workflowBundle';
+import { PRELOADED_MODULES, WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/workflowBundle';
 
 /**
  * Throws the replay's error when the code does not reproduce the history. A replay that fails leaves
@@ -19,7 +19,7 @@ export async function replayRecorded(client: Client, workflowId: string, runId: 
   await Worker.runReplayHistory(
     {
       workflowsPath: require.resolve('../../workflows'),
-      bundlerOptions: { ignoreModules: [] },
+      bundlerOptions: { ignoreModules: [], preloadModules: [...PRELOADED_MODULES] },
       interceptors: { workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES] },
       sinks: workflowSpanSinks(null),
     },
