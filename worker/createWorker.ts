@@ -15,13 +15,7 @@ import { connectionOptionsFromEnv } from '../client/connection';
 import { assertSearchAttributesRegistered } from './searchAttributeCheck';
 import { DEFAULT_TASK_QUEUE, type WorkToolActivities } from '../shared/contract';
 import { activityTracingInterceptors, clientTracingInterceptors, workflowSpanSinks, type WorkerTracing } from './tracing';
-import {
-  bundleHasFailureConverter,
-  bundleHasTracingInterceptors,
-  FAILURE_CONVERTER_PATH,
-  PRELOADED_MODULES,
-  WORKFLOW_INTERCEPTOR_MODULES,
-} from './workflowBundle';
+import { bundleHasFailureConverter, bundleForWorker, bundleHasTracingInterceptors, bundleTeamWorkflows, FAILURE_CONVERTER_PATH } from './workflowBundle';
 import { describeInterval, ensureReaperSchedule, REAPER_INTERVAL_ENV, reaperScheduleId, type ReaperOptions } from './reaper';
 import { errorMessage } from '../shared/util/errors';
 import { workflowCacheFromEnv } from './workflowCache';
@@ -122,16 +116,17 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     connection,
     namespace,
     taskQueue,
-    ...(bundlePath
-      ? { workflowBundle: { codePath: bundlePath } }
-      : { workflowsPath: options.workflowsPath ?? require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_MODULES] } }),
-    // Activities' failures; a bundle made here takes it too (a prebuilt one has it: checked above).
-    dataConverter: { failureConverterPath: FAILURE_CONVERTER_PATH },
-    interceptors: {
-      // A prebuilt bundle carries them already (worker/workflowBundle.ts); the SDK ignores, with a warning, modules named beside it.
-      ...(bundlePath ? {} : { workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES] }),
-      ...(options.tracing ? { activity: activityTracingInterceptors() } : {}),
+    // Made here when there is no prebuilt one, the same way; either way with this worker's tracing ahead of it.
+    workflowBundle: {
+      code: bundleForWorker(
+        bundleCode ?? (await bundleTeamWorkflows({ workflowsPath: options.workflowsPath ?? require.resolve('../workflows') })).code,
+        Boolean(options.tracing),
+      ),
     },
+    // Activities' failures; the bundle carries the same converter (checked above for a prebuilt one).
+    dataConverter: { failureConverterPath: FAILURE_CONVERTER_PATH },
+    // The bundle carries the workflow interceptors (worker/workflowBundle.ts).
+    interceptors: options.tracing ? { activity: activityTracingInterceptors() } : {},
     activities: {
       ...createActivities({ client }),
       ...createModelActivities({ provider: model.provider, toolsFor: toolSpecsFor, ...(models ? { allowed: models } : {}) }),
@@ -139,7 +134,7 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
       ...createReaperActivities({ client }),
       ...options.extraActivities,
     },
-    // Registered with tracing off too: the bundle's interceptors always send workflow spans here (workflows/interceptors.ts).
+    // Registered with tracing off too: a run begun traced goes on making spans wherever it runs (workflows/interceptors.ts).
     sinks: workflowSpanSinks(options.tracing),
     ...workflowCacheFromEnv(process.env),
     ...options.extra,

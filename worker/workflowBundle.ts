@@ -4,7 +4,7 @@
  * replay test and the production image's bundle (AGENT_TEAMS_WORKFLOW_BUNDLE) all take them from here.
  */
 import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
-import { TRACING_PATCH } from '../shared/telemetry/tracing';
+import { TRACING_PATCH, WORKER_TRACES_GLOBAL } from '../shared/telemetry/tracing';
 import { WELL_FORMED_FAILURES_MARKER } from './failureConverter';
 
 export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [require.resolve('../workflows/interceptors')];
@@ -38,4 +38,14 @@ export function bundleHasFailureConverter(code: string): boolean {
 /** Whether a prebuilt bundle carries the tracing interceptors (a bundle made without them yields no workflow spans). */
 export function bundleHasTracingInterceptors(code: string): boolean {
   return code.includes(TRACING_PATCH);
+}
+
+/**
+ * The bundle's code as one worker runs it: ahead of it, one statement that sets WORKER_TRACES_GLOBAL to whether this
+ * worker exports traces. The SDK runs the code once per sandbox before any workflow, so every workflow sees the value;
+ * only a run's first new activation reads it, and records what it decided (workflows/interceptors.ts). On the bundle's
+ * first line, so every other line, and the source map with it, stays where it was.
+ */
+export function bundleForWorker(code: string, tracing: boolean): string {
+  return `globalThis[${JSON.stringify(WORKER_TRACES_GLOBAL)}] = ${tracing};${code}`;
 }

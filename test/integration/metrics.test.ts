@@ -16,6 +16,8 @@ import { recordedModelUsage } from '../support/recordedUsage';
 import { teammateWorkflowId } from '../../shared/team';
 import { eventually } from '../support/teams';
 import { uniqueId } from '../support/temporal';
+import { replayRecorded } from '../support/replay';
+import { TRACING_PATCH } from '../../shared/telemetry/tracing';
 
 const env = useClientAndWorkerProcesses();
 
@@ -174,6 +176,67 @@ test('with an OTLP endpoint set, the worker exports workflow and activity spans 
     const teammateRun = collector.spans.find((s) => s.name === 'RunWorkflow:teammate')!;
     expect(byId.get(teammateRun.parentSpanId ?? '')).toMatchObject({ name: 'StartChildWorkflow:teammate', traceId: teammateRun.traceId });
     expect([...collector.services]).toEqual(['agent-teams-worker']);
+  } finally {
+    await collector.close();
+  }
+});
+
+/** The patch ids a workflow's history recorded, in order. */
+async function recordedPatches(client: Client, workflowId: string): Promise<string[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((event) => {
+    const data = event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+    return data ? [String((JSON.parse(Buffer.from(data).toString('utf8')) as { id: unknown }).id)] : [];
+  });
+}
+
+async function failedWorkflowTasks(client: Client, workflowId: string): Promise<number> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).filter((event) => event.workflowTaskFailedEventAttributes).length;
+}
+
+/** Spans only the workflow interceptors make (the activity and client interceptors name theirs otherwise). */
+const WORKFLOW_SPAN = /^(RunWorkflow|HandleUpdate|HandleSignal|HandleQuery|StartActivity|StartChildWorkflow):/;
+
+test('a run is traced as the worker that began it says, and goes on as it began on a worker that says otherwise', async () => {
+  const collector = await startTraceCollector();
+  const tracingEnv = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '200' };
+  try {
+    // Begun on a worker that does not trace: no marker, and on a tracing worker it replays as it ran and makes no spans.
+    const plainFirst = uniqueId('tq-plain-first');
+    let worker = await env.spawnWorker(plainFirst);
+    const untraced = await startTeamRun(env.client, plainFirst);
+    await answered(untraced);
+    await worker.stop();
+    const untracedPatches = await recordedPatches(env.client, untraced.teamId);
+    expect(untracedPatches.length).toBeGreaterThan(0); // the Lead's other patches: the markers are read
+    expect(untracedPatches).not.toContain(TRACING_PATCH);
+    worker = await env.spawnWorker(plainFirst, { env: tracingEnv });
+    await untraced.createTask({ subject: 'after the move to a tracing worker' });
+    await untraced.dispose();
+    await worker.stop();
+    expect(collector.spans.filter((span) => WORKFLOW_SPAN.test(span.name)).map((span) => span.name)).toEqual([]);
+
+    // Begun on a tracing worker: the marker, spans, and on a worker that does not trace it replays as it ran.
+    const tracedFirst = uniqueId('tq-traced-first');
+    worker = await env.spawnWorker(tracedFirst, { env: tracingEnv });
+    const traced = await startTeamRun(env.client, tracedFirst);
+    await answered(traced);
+    await worker.stop();
+    expect(await recordedPatches(env.client, traced.teamId)).toContain(TRACING_PATCH);
+    expect(collector.spans.some((span) => span.name === 'StartActivity:callModel')).toBe(true); // the Lead's run span ends only with the run
+    worker = await env.spawnWorker(tracedFirst);
+    await traced.createTask({ subject: 'after the move to a worker that does not trace' });
+    await traced.dispose();
+    await worker.stop();
+
+    for (const team of [untraced, traced]) {
+      for (const workflowId of [team.teamId, teammateWorkflowId(team.teamId, 'alice')]) {
+        expect({ workflowId, failedWorkflowTasks: await failedWorkflowTasks(env.client, workflowId) }).toEqual({ workflowId, failedWorkflowTasks: 0 });
+        const { runId } = await env.client.workflow.getHandle(workflowId).describe();
+        await replayRecorded(env.client, workflowId, runId);
+      }
+    }
   } finally {
     await collector.close();
   }

@@ -14,7 +14,8 @@ import { PRELOADED_MODULES, WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/wo
  */
 export async function replayRecorded(client: Client, workflowId: string, runId: string): Promise<void> {
   const recorded = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-  const kept = path.join(os.tmpdir(), `replay-${workflowId}-${runId}.json`);
+  // A member's workflow id holds slashes (team/teammate/name): one file name all the same.
+  const kept = path.join(os.tmpdir(), `replay-${workflowId.replaceAll('/', '_')}-${runId}.json`);
   fs.writeFileSync(kept, historyToJSON(recorded));
   await Worker.runReplayHistory(
     {
