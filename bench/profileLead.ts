@@ -46,8 +46,10 @@ function bundleModules(): { line: number; name: string }[] {
 
 /** Where a sample's own time is counted: a bundle module, a package, a file of the worker, or V8's category. */
 function attribution(frame: ProfileNode['callFrame'], modules: { line: number; name: string }[]): string {
-  if (!frame.url) return `(${frame.functionName || 'native'})`;
-  if (frame.url.endsWith('workflow-bundle.js')) {
+  // V8's own categories are named in parentheses already: (idle), (program), (garbage collector).
+  if (!frame.url) return frame.functionName.startsWith('(') ? frame.functionName : `native: ${frame.functionName || 'anonymous'}`;
+  // The worker names the bundle's script after its hash (it is given as code, with the worker's tracing ahead of it).
+  if (/workflow-bundle[^/]*\.js$/.test(frame.url)) {
     let found = 'workflow bundle (entry)';
     for (const module of modules) {
       if (module.line > frame.lineNumber) break;
