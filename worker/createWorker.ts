@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { createModelActivities } from '../activities/modelCall';
 import { createReaperActivities } from '../activities/reaper';
@@ -116,10 +116,12 @@ export async function createTeamWorker(options: TeamWorkerOptions = {}): Promise
     connection,
     namespace,
     taskQueue,
-    // Made here when there is no prebuilt one, the same way; either way with this worker's tracing ahead of it.
+    // Made here when there is no prebuilt one, the same way (logging through the worker's logger, JSON lines included);
+    // either way with this worker's tracing ahead of it.
     workflowBundle: {
       code: bundleForWorker(
-        bundleCode ?? (await bundleTeamWorkflows({ workflowsPath: options.workflowsPath ?? require.resolve('../workflows') })).code,
+        bundleCode ??
+          (await bundleTeamWorkflows({ workflowsPath: options.workflowsPath ?? require.resolve('../workflows'), logger: Runtime.instance().logger })).code,
         Boolean(options.tracing),
       ),
     },
