@@ -21,6 +21,8 @@ import { claimTaskUpdate } from '../shared/contract';
 import { startDevServer } from '../scripts/devServer';
 import { spawnWorkerProcess } from '../test/support/workerProcess';
 import { casUpdate, finishSignal, landedQuery, readCasQuery, relayUpdate } from './floorBaselines';
+import { allIdle, measuredTable } from './teamReady';
+import { teammateWorkflowId } from '../shared/team/roster';
 
 const N = Number(process.env.BENCH_FLOOR_OPS ?? 300);
 const BLOCK = 10;
@@ -53,17 +55,6 @@ async function interleaved(team: () => Promise<unknown>, floor: () => Promise<un
   return out;
 }
 
-/** Polls until every named member reports idle (its first turn done), or fails after 120 s. */
-async function allIdle(team: TeamClient, names: string[]): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const live = await team.liveStatus();
-    if (names.every((name) => Object.hasOwn(live, name) && live[name] === 'idle')) return;
-    if (Date.now() > deadline) throw new Error(`members not idle after 120 s: ${JSON.stringify(live)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /**
  * BENCH_FLOOR_WORKER_ROOT: the Team's worker from another checkout of the project (a worktree of an
  * older commit, its node_modules linked to this one's), so two versions of the code meet the same
@@ -83,6 +74,16 @@ const row = (measure: string, team: number, floor: number, digits: number): stri
   floor.toFixed(digits),
   (team / floor).toFixed(2),
 ];
+
+/** Workflow tasks completed in each workflow's current run, by id. */
+async function workflowTasks(client: Client, workflowIds: string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const id of workflowIds) {
+    const history = await client.workflow.getHandle(id).fetchHistory();
+    counts.set(id, history.events?.filter((event) => event.workflowTaskCompletedEventAttributes != null).length ?? 0);
+  }
+  return counts;
+}
 
 /** Runs the floor rows against the dev server at `address`; returns the table rows (Team, floor, ratio). */
 export async function benchFloor(address: string): Promise<string[][]> {
@@ -178,6 +179,9 @@ export async function benchFloor(address: string): Promise<string[][]> {
       await allIdle(senders, targets);
       const relay = await startBare('relayFloor', 'relay');
       const sinks = await Promise.all(targets.map((name) => startBare('relaySink', `sink-${name}`)));
+      const senderIds = [senders.teamId, ...targets.map((name) => teammateWorkflowId(senders.teamId, name))];
+      const floorIds = [relay.workflowId, ...sinks.map((sink) => sink.workflowId)];
+      const tasksBefore = await workflowTasks(client, [...senderIds, ...floorIds]);
       const sendTeam: number[] = [];
       const sendFloor: number[] = [];
       for (let round = 0; round < SEND_ROUNDS; round++) {
@@ -205,6 +209,16 @@ export async function benchFloor(address: string): Promise<string[][]> {
       const landed = (await Promise.all(sinks.map((sink) => sink.query(landedQuery)))).reduce((a, b) => a + b, 0);
       if (landed !== SENDS * SEND_ROUNDS) throw new Error(`the relay landed ${landed} signals, not ${SENDS * SEND_ROUNDS}`);
       console.log(`  floor: 200 sends ${sendTeam.map((x) => x.toFixed(0)).join(', ')} ms; 200 relays ${sendFloor.map((x) => x.toFixed(0)).join(', ')} ms`);
+      // Where a send's time goes: the workflow tasks each side's sender and targets completed per send.
+      const tasksAfter = await workflowTasks(client, [...senderIds, ...floorIds]);
+      const perSend = (ids: string[]): number => ids.reduce((sum, id) => sum + tasksAfter.get(id)! - tasksBefore.get(id)!, 0) / (SENDS * SEND_ROUNDS);
+      const [lead, ...mates] = senderIds;
+      const [relayId, ...sinkIds] = floorIds;
+      // A run that continued as new since the first count starts its history again: its tasks are not comparable.
+      if ([...tasksAfter].every(([id, count]) => count >= tasksBefore.get(id)!)) {
+        rows.push(row('workflow tasks per send: the Lead vs the relay', perSend([lead!]), perSend([relayId!]), 2));
+        rows.push(row('workflow tasks per send: the teammates vs the signalled workflows', perSend(mates), perSend(sinkIds), 2));
+      } else console.log('  floor: a run continued as new during the sends: no workflow-task counts');
       rows.push(
         row(
           `${SENDS} concurrent sendMessage to 3 teammates, all returned, median of ${SEND_ROUNDS} (ms) vs a bare Update relaying a signal`,
@@ -230,8 +244,7 @@ async function main(): Promise<void> {
   const server = await startDevServer({ uiPort: false });
   try {
     const rows = await benchFloor(server.address);
-    const table = [['Measure', 'Team', 'Floor', 'Ratio'], ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
-    console.log(`\n${table}\n\nMeasured ${new Date().toISOString().slice(0, 10)}, ${process.version}.`);
+    console.log(`\n${measuredTable(['Measure', 'Team', 'Floor', 'Ratio'], rows)}`);
   } finally {
     await server.stop();
   }

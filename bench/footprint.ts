@@ -11,6 +11,11 @@
  *    teammate a script that answers the Lead, and times it until the answer is in the Lead's inbox:
  *    to the teammate of the round before (cached: nothing else ran since) and to one not touched
  *    since it was spawned (evicted long ago, so it is replayed from its history first). Medians.
+ *  - Replay against history length: on that worker, teammates that took 0, 50 and 200 messages
+ *    (BENCH_FOOTPRINT_HISTORY_MESSAGES) are evicted (twice the cache's worth of other teammates is
+ *    queried, each replayed into the cache) and sent one message, timed as above, then sent one
+ *    more while cached. The history length is the server's (describe) at the evicted send. Medians
+ *    of BENCH_FOOTPRINT_HISTORY_ROUNDS; the difference between the two is what the replay costs.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -20,14 +25,20 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { answer, script, send } from '../activities/providers/scriptedModelScript';
 import { TeamClient } from '../client/teamClient';
 import type { JsonValue } from '../shared/contract/json';
+import { getTeammateStateQuery } from '../shared/contract/session';
+import { teammateWorkflowId } from '../shared/team/roster';
 import { startDevServer } from '../scripts/devServer';
 import { spawnWorkerProcess, type WorkerProcess } from '../test/support/workerProcess';
+import { allIdle, measuredTable } from './teamReady';
 
 const ROOT = path.resolve(__dirname, '..');
 const LEVELS = (process.env.BENCH_FOOTPRINT_LEVELS ?? '0,64,256,512').split(',').map(Number);
 const TEAM_SIZE = 32;
 const COLD_CACHE = Number(process.env.BENCH_FOOTPRINT_COLD_CACHE ?? 40);
 const COLD_ROUNDS = Number(process.env.BENCH_FOOTPRINT_COLD_ROUNDS ?? 15);
+/** Messages each long-history teammate takes before it is evicted and timed: one history length per entry. */
+const HISTORY_MESSAGES = (process.env.BENCH_FOOTPRINT_HISTORY_MESSAGES ?? '0,50,200').split(',').map(Number);
+const HISTORY_ROUNDS = Number(process.env.BENCH_FOOTPRINT_HISTORY_ROUNDS ?? 3);
 const SETTLE_MS = 5_000;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -51,17 +62,6 @@ function rssMb(worker: WorkerProcess): number {
   return kb / 1024;
 }
 
-/** Waits until every named member of the Team reports idle (its first turn done). */
-async function allIdle(team: TeamClient, names: string[]): Promise<void> {
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    const live = await team.liveStatus();
-    if (names.every((name) => Object.hasOwn(live, name) && live[name] === 'idle')) return;
-    if (Date.now() > deadline) throw new Error(`members not idle after 300 s: ${JSON.stringify(live)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 /** Adds Teams of 32 idle teammates until `count` are idle; returns the Teams with their members' names. */
 async function growTo(client: Client, taskQueue: string, teams: { team: TeamClient; names: string[] }[], count: number, stamp: string): Promise<void> {
   let have = teams.reduce((sum, t) => sum + t.names.length, 0);
@@ -70,7 +70,7 @@ async function growTo(client: Client, taskQueue: string, teams: { team: TeamClie
     const team = await TeamClient.start(client, { teamId: `bench-footprint-${stamp}-${teams.length}`, taskQueue, maxMembers: TEAM_SIZE });
     const names = Array.from({ length: size }, (_, i) => `m${i}`);
     for (const name of names) await team.spawnTeammate({ name, message: 'ready' });
-    await allIdle(team, names);
+    await allIdle(team, names, 300_000);
     teams.push({ team, names });
     have += size;
     process.stdout.write(`\r  footprint: ${have} idle teammates`);
@@ -87,6 +87,44 @@ async function roundTrip(team: TeamClient, name: string, id: string): Promise<nu
     if (inbox.some((m) => m.content === `answer ${id}`)) return Number(process.hrtime.bigint() - start) / 1e6;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * A send to an evicted teammate against the same teammate cached, by the length of the history it
+ * is replayed from. `members` are idle teammates on a worker whose cache holds COLD_CACHE
+ * workflows, none of them touched since spawned.
+ */
+async function replayByHistoryLength(client: Client, members: { team: TeamClient; name: string }[]): Promise<string[][]> {
+  const long = members.slice(0, HISTORY_MESSAGES.length);
+  const flushers = members.slice(HISTORY_MESSAGES.length, HISTORY_MESSAGES.length + 2 * COLD_CACHE);
+  if (flushers.length < 2 * COLD_CACHE) throw new Error(`${members.length} untouched teammates: raise BENCH_FOOTPRINT_COLD_CACHE`);
+  const workflowId = ({ team, name }: { team: TeamClient; name: string }) => teammateWorkflowId(team.teamId, name);
+  for (const [i, target] of long.entries()) {
+    const messages = HISTORY_MESSAGES[i]!;
+    for (let m = 0; m < messages; m++) await roundTrip(target.team, target.name, `fill-${i}-${m}`);
+    process.stdout.write(`\r  replay: teammate ${i + 1} of ${long.length} took ${messages} messages`);
+  }
+  process.stdout.write('\n');
+  const samples = long.map(() => ({ cold: [] as number[], warm: [] as number[], events: 0 }));
+  for (let round = 0; round < HISTORY_ROUNDS; round++) {
+    // Each query replays an evicted teammate into the cache: twice the cache's worth evicts every long one.
+    for (const member of flushers) await client.workflow.getHandle(workflowId(member)).query(getTeammateStateQuery);
+    for (const [i, target] of long.entries()) {
+      await target.team.liveStatus(); // its Lead cached, so the timed send replays only the teammate
+      samples[i]!.events = (await client.workflow.getHandle(workflowId(target)).describe()).historyLength;
+      samples[i]!.cold.push(await roundTrip(target.team, target.name, `replay-cold-${round}-${i}`));
+      samples[i]!.warm.push(await roundTrip(target.team, target.name, `replay-warm-${round}-${i}`));
+    }
+  }
+  return samples.map(({ cold, warm, events }, i) => {
+    console.log(`  replay: ${events} events, evicted ${median(cold).toFixed(1)} ms, cached ${median(warm).toFixed(1)} ms`);
+    return [
+      `send answered, evicted teammate of ${events} history events (${HISTORY_MESSAGES[i]} messages) vs the same cached (ms), median of ${HISTORY_ROUNDS}`,
+      median(cold).toFixed(1),
+      median(warm).toFixed(1),
+      (median(cold) / median(warm)).toFixed(2),
+    ];
+  });
 }
 
 export async function benchFootprint(address: string): Promise<string[][]> {
@@ -150,6 +188,7 @@ export async function benchFootprint(address: string): Promise<string[][]> {
       median(warm).toFixed(1),
       (median(cold) / median(warm)).toFixed(2),
     ]);
+    rows.push(...(await replayByHistoryLength(client, untouched.slice(COLD_ROUNDS))));
   } finally {
     for (const { team } of coldTeams) await team.dispose().catch(() => undefined);
     await coldWorker.stop();
@@ -165,9 +204,7 @@ async function main(): Promise<void> {
   const server = await startDevServer({ uiPort: false });
   try {
     const rows = await benchFootprint(server.address);
-    console.log('\n| Measure | Team | Cached | Ratio or MB per teammate |\n| --- | ---: | ---: | ---: |');
-    for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-    console.log(`\nMeasured ${new Date().toISOString().slice(0, 10)}, ${process.version}.`);
+    console.log(`\n${measuredTable(['Measure', 'Team', 'Cached', 'Ratio or MB per teammate'], rows)}`);
   } finally {
     await server.stop();
   }

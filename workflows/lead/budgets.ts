@@ -1,7 +1,10 @@
 /**
- * setBudget's work: decide (shared/lead/budgetDecide.ts), record the new limits, and tell the
- * teammate (a `budgetChanged` signal with its model's price), or the Lead agent, whose budget is
- * read from the state at every check. A member its budget stopped goes on once the new one allows.
+ * The Lead's budgets. setBudget's work: decide (shared/lead/budgetDecide.ts), record the new limits,
+ * and tell the teammate (a `budgetChanged` signal with its model's price), or the Lead agent, whose
+ * budget is read from the state at every check. A member its budget stopped goes on once the new
+ * one allows. The Team budget (TEAM_BUDGET): members of a Team that has one ask before each model
+ * call (`modelCallRequest`), and are answered from the Team's totals (shared/lead/teamBudgetDecide.ts);
+ * raising it answers every member it stopped.
  */
 import { getExternalWorkflowHandle } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
