@@ -5,9 +5,10 @@
  *  - Footprint: the compiled worker (`npm run build`, then dist/worker/main.js with the prebuilt
  *    bundle, as the production image runs it) in its own process on a fresh dev server; Teams of 32
  *    teammates, each idle after one scripted turn; the worker's RSS (/proc) at each count, after a
- *    pause for the process to settle. Its cache is the SDK's default, large enough to hold them all.
+ *    pause for the process to settle. Its cache is the SDK's default, large enough to hold them all;
+ *    each row says how many workflows it held (the SDK's temporal_sticky_cache_size).
  *  - Cold send: a second compiled worker whose cache holds BENCH_FOOTPRINT_COLD_CACHE workflows
- *    (AGENT_TEAMS_WORKFLOW_CACHE), with four times as many idle teammates. A round sends one
+ *    (AGENT_TEAMS_WORKFLOW_CACHE; 0 leaves this part out), with four times as many idle teammates. A round sends one
  *    teammate a script that answers the Lead, and times it until the answer is in the Lead's inbox:
  *    to the teammate of the round before (cached: nothing else ran since) and to one not touched
  *    since it was spawned (evicted long ago, so it is replayed from its history first). Medians.
@@ -27,7 +28,8 @@ import { TeamClient } from '../client/teamClient';
 import type { JsonValue } from '../shared/contract/json';
 import { getTeammateStateQuery } from '../shared/contract/session';
 import { teammateWorkflowId } from '../shared/team/roster';
-import { startDevServer } from '../scripts/devServer';
+import { freePort, startDevServer } from '../scripts/devServer';
+import { countOn, scrape } from '../test/support/prometheus';
 import { spawnWorkerProcess, type WorkerProcess } from '../test/support/workerProcess';
 import { allIdle, measuredTable } from './teamReady';
 
@@ -134,28 +136,35 @@ export async function benchFootprint(address: string): Promise<string[][]> {
   const rows: string[][] = [];
 
   // Footprint by idle teammates.
-  const worker = await compiledWorker('bench-footprint', address);
+  const metricsPort = await freePort();
+  const worker = await compiledWorker('bench-footprint', address, { AGENT_TEAMS_METRICS_BIND: `127.0.0.1:${metricsPort}` });
   const teams: { team: TeamClient; names: string[] }[] = [];
-  const measured: [number, number][] = [];
+  const measured: [number, number, number][] = [];
   try {
     for (const level of LEVELS) {
       await growTo(client, 'bench-footprint', teams, level, stamp);
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       const rss = rssMb(worker);
-      measured.push([level, rss]);
-      console.log(`  footprint: ${level} idle teammates, worker RSS ${rss.toFixed(0)} MB`);
+      // The SDK's own count of the workflows in the worker's cache: every teammate and every Lead, or the row measures less.
+      const cached = countOn(await scrape(metricsPort), 'temporal_sticky_cache_size', { task_queue: 'bench-footprint' });
+      measured.push([level, rss, cached]);
+      console.log(`  footprint: ${level} idle teammates, worker RSS ${rss.toFixed(0)} MB, ${cached} workflows cached`);
     }
   } finally {
     for (const { team } of teams) await team.dispose().catch(() => undefined);
     await worker.stop();
   }
   const [first] = measured;
-  for (const [level, rss] of measured) {
+  for (const [level, rss, cached] of measured) {
     const perTeammate = first && level > first[0] ? ((rss - first[1]) / (level - first[0])).toFixed(2) : '-';
-    rows.push([`worker RSS with ${level} idle teammates (MB), compiled worker, SDK default cache`, rss.toFixed(0), '-', perTeammate]);
+    rows.push([`worker RSS with ${level} idle teammates (MB), compiled worker, SDK default cache with ${cached} workflows`, rss.toFixed(0), '-', perTeammate]);
   }
 
-  // Cold sends against cached ones.
+  // Cold sends against cached ones (BENCH_FOOTPRINT_COLD_CACHE=0: the footprint alone).
+  if (COLD_CACHE === 0) {
+    await connection.close();
+    return rows;
+  }
   const coldQueue = 'bench-footprint-cold';
   const coldWorker = await compiledWorker(coldQueue, address, { AGENT_TEAMS_WORKFLOW_CACHE: String(COLD_CACHE) });
   const coldTeams: { team: TeamClient; names: string[] }[] = [];

@@ -14,8 +14,8 @@ export const FAILURE_CONVERTER_PATH: string = require.resolve('./failureConverte
 
 /**
  * Evaluated once per worker and shared, frozen, by every cached workflow, instead of once per workflow (it names the
- * stateless libraries; workflows/sharedLibraries.ts says why). zod alone is about 0.75 MB of heap per cached workflow
- * when it is not shared (issue 28, docs/benchmarks.md).
+ * stateless modules: zod, the contract, the model's tools; workflows/sharedLibraries.ts says why). Not shared, they
+ * cost a cached idle teammate about twice the memory (issue 28, docs/benchmarks.md).
  */
 export const PRELOADED_MODULES: readonly string[] = [require.resolve('../workflows/sharedLibraries')];
 
