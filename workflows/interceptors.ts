@@ -17,6 +17,7 @@ import type { interceptors as OpenTelemetryInterceptorsFactory } from '@temporal
 import { patched, type ActivateInput, type WorkflowInterceptors, type WorkflowInternalsInterceptor } from '@temporalio/workflow';
 import { TRACED_METHODS, TRACING_PATCH, WORKER_TRACES_GLOBAL } from '../shared/telemetry/tracing';
 import { completionBudgetOutbound } from './common/completionBudget';
+import { renderBeforeMetadataQuery } from './common/currentDetails';
 import { observeActivation, rolloverSuggestionInbound } from './common/rolloverSuggestion';
 
 type Intercept = (input: unknown, next: (input: unknown) => unknown) => unknown;
@@ -65,6 +66,7 @@ export const interceptors = (): WorkflowInterceptors => {
   const activate: WorkflowInternalsInterceptor['activate'] = (input, next) => {
     decide(input);
     observeActivation(input.activation);
+    renderBeforeMetadataQuery(input.activation);
     return next(input);
   };
   return {

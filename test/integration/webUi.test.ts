@@ -139,6 +139,11 @@ describe('the Temporal Web UI as a Team dashboard', () => {
     );
     expect(await currentDetails(mate)).toBe('idle · 1 turn so far');
 
+    // Rendered when read, from the state as it is then: a task created a moment ago shows at once,
+    // with no event or activation in between to refresh them.
+    await team.createTask({ subject: 'write the tests' });
+    expect(await currentDetails(lead)).toMatch(/^1 member active · tasks: 2 pending · admission open\n/);
+
     // Activity summaries: model calls by member, turn and step; tools by member and a short command prefix.
     const mateSummaries = await activitySummaries(mate);
     expect(mateSummaries).toEqual(
@@ -198,7 +203,7 @@ describe('the Temporal Web UI as a Team dashboard', () => {
 
     await page.setViewportSize({ width: 1400, height: 900 });
     for (const [workflowId, summary, current] of [
-      [teamId, `lead · lead of Team ${teamId}`, '1 member active · tasks: 1 pending · admission open'],
+      [teamId, `lead · lead of Team ${teamId}`, '1 member active · tasks: 2 pending · admission open'],
       [teammateWorkflowId(teamId, 'parser-dev'), `parser-dev · teammate of Team ${teamId}`, 'idle · 1 turn so far'],
     ] as const) {
       await page.goto(`${uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);

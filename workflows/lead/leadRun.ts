@@ -35,8 +35,6 @@ export class LeadRun {
   readonly ignored: IgnoredSignals = noIgnoredSignals();
   /** Names whose creator (a spawnTeammate handler) is running in this run. */
   private readonly creators = new Set<string>();
-  /** Called after events were applied (the Web UI's current details); must not issue commands. */
-  onApplied: () => void = () => undefined;
 
   constructor(
     private current: LeadState,
@@ -51,7 +49,6 @@ export class LeadRun {
   apply(events: readonly LeadEvent[]): void {
     if (events.length === 0) return;
     this.current = applyLeadAll(this.current, events, this.now());
-    this.onApplied();
   }
 
   /** Applies an accepted decision; a rejection becomes the typed failure the caller sees. */

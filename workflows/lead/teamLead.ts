@@ -103,8 +103,6 @@ async function leadRun(
   const agent = new LeadAgentState({ ...input, ...(input.carried ? { carried: { ...input.carried, agent: carriedAgent } } : {}) });
   const teamId = input.teamId;
   const details = new LeadDetails(run, agent);
-  run.onApplied = () => details.refresh();
-  details.refresh();
   keepSearchAttribute(AGENT_TEAM_PHASE, 'active');
   let closingNow = false;
   // Evaluated in validators too, so an Update arriving in the same activation as the decision to
