@@ -11,7 +11,10 @@
  *    caller has its answer, median of rounds, exactly one winner per round on both sides.
  *  - 200 concurrent sendMessage to 3 idle teammates vs 200 bare relay Updates that signal one of 3
  *    workflows and return once the signal has landed, both through the TeamClient's per-workflow
- *    in-flight limit: time until all returned, median of 3 rounds.
+ *    in-flight limit: time until all returned, median of 3 rounds. Then, from the histories, what
+ *    each side's sender and targets wrote per send (workflow tasks, events, bytes) and how long the
+ *    senders' tasks took; and one round of 200 sends to 3 teammates mid-turn, so that no send starts
+ *    a turn: the send path without the teammates' reactions.
  */
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import * as path from 'node:path';
@@ -21,7 +24,9 @@ import { claimTaskUpdate } from '../shared/contract';
 import { startDevServer } from '../scripts/devServer';
 import { spawnWorkerProcess } from '../test/support/workerProcess';
 import { casUpdate, finishSignal, landedQuery, readCasQuery, relayUpdate } from './floorBaselines';
-import { allIdle, measuredTable } from './teamReady';
+import { allIdle, allInStatus, allNowInStatus, measuredTable } from './teamReady';
+import { answer, script, think } from '../activities/providers/scriptedModelScript';
+import { historyMarks, workflowTaskTimes } from './workflowTasks';
 import { teammateWorkflowId } from '../shared/team/roster';
 
 const N = Number(process.env.BENCH_FLOOR_OPS ?? 300);
@@ -30,6 +35,8 @@ const RACE_ROUNDS = Number(process.env.BENCH_FLOOR_RACE_ROUNDS ?? 7);
 const MEMBERS = 32;
 const SEND_ROUNDS = Number(process.env.BENCH_FLOOR_SEND_ROUNDS ?? 3);
 const SENDS = 200;
+/** How long the busy teammates' model call thinks: longer than 200 sends take. */
+const BUSY_MS = 60_000;
 const TEAM_QUEUE = 'bench-floor-team';
 const BARE_QUEUE = 'bench-floor-bare';
 
@@ -74,16 +81,6 @@ const row = (measure: string, team: number, floor: number, digits: number): stri
   floor.toFixed(digits),
   (team / floor).toFixed(2),
 ];
-
-/** Workflow tasks completed in each workflow's current run, by id. */
-async function workflowTasks(client: Client, workflowIds: string[]): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const id of workflowIds) {
-    const history = await client.workflow.getHandle(id).fetchHistory();
-    counts.set(id, history.events?.filter((event) => event.workflowTaskCompletedEventAttributes != null).length ?? 0);
-  }
-  return counts;
-}
 
 /** Runs the floor rows against the dev server at `address`; returns the table rows (Team, floor, ratio). */
 export async function benchFloor(address: string): Promise<string[][]> {
@@ -181,7 +178,7 @@ export async function benchFloor(address: string): Promise<string[][]> {
       const sinks = await Promise.all(targets.map((name) => startBare('relaySink', `sink-${name}`)));
       const senderIds = [senders.teamId, ...targets.map((name) => teammateWorkflowId(senders.teamId, name))];
       const floorIds = [relay.workflowId, ...sinks.map((sink) => sink.workflowId)];
-      const tasksBefore = await workflowTasks(client, [...senderIds, ...floorIds]);
+      const marks = await historyMarks(client, [...senderIds, ...floorIds]);
       const sendTeam: number[] = [];
       const sendFloor: number[] = [];
       for (let round = 0; round < SEND_ROUNDS; round++) {
@@ -209,15 +206,31 @@ export async function benchFloor(address: string): Promise<string[][]> {
       const landed = (await Promise.all(sinks.map((sink) => sink.query(landedQuery)))).reduce((a, b) => a + b, 0);
       if (landed !== SENDS * SEND_ROUNDS) throw new Error(`the relay landed ${landed} signals, not ${SENDS * SEND_ROUNDS}`);
       console.log(`  floor: 200 sends ${sendTeam.map((x) => x.toFixed(0)).join(', ')} ms; 200 relays ${sendFloor.map((x) => x.toFixed(0)).join(', ')} ms`);
-      // Where a send's time goes: the workflow tasks each side's sender and targets completed per send.
-      const tasksAfter = await workflowTasks(client, [...senderIds, ...floorIds]);
-      const perSend = (ids: string[]): number => ids.reduce((sum, id) => sum + tasksAfter.get(id)! - tasksBefore.get(id)!, 0) / (SENDS * SEND_ROUNDS);
-      const [lead, ...mates] = senderIds;
-      const [relayId, ...sinkIds] = floorIds;
-      // A run that continued as new since the first count starts its history again: its tasks are not comparable.
-      if ([...tasksAfter].every(([id, count]) => count >= tasksBefore.get(id)!)) {
+      // Where a send's time goes: the workflow tasks each side's sender and targets completed per send,
+      // the events they wrote (the dev server persists each one), and how long the sender's tasks took
+      // from started to completed as its history records them.
+      const times = await workflowTaskTimes(client, marks);
+      if (times) {
+        const perSend = (ids: string[]): number => ids.reduce((sum, id) => sum + times.get(id)!.completed, 0) / (SENDS * SEND_ROUNDS);
+        const [lead, ...mates] = senderIds;
+        const [relayId, ...sinkIds] = floorIds;
         rows.push(row('workflow tasks per send: the Lead vs the relay', perSend([lead!]), perSend([relayId!]), 2));
         rows.push(row('workflow tasks per send: the teammates vs the signalled workflows', perSend(mates), perSend(sinkIds), 2));
+        const eventsPerSend = (ids: string[]): number => ids.reduce((sum, id) => sum + times.get(id)!.events, 0) / (SENDS * SEND_ROUNDS);
+        rows.push(row('history events per send: the Lead vs the relay', eventsPerSend([lead!]), eventsPerSend([relayId!]), 2));
+        rows.push(row('history events per send: the teammates vs the signalled workflows', eventsPerSend(mates), eventsPerSend(sinkIds), 2));
+        const bytesPerSend = (ids: string[]): number => ids.reduce((sum, id) => sum + times.get(id)!.bytes, 0) / (SENDS * SEND_ROUNDS);
+        rows.push(row('history bytes per send: the teammates vs the signalled workflows', bytesPerSend(mates), bytesPerSend(sinkIds), 0));
+        const ran = (ids: string[]): number => median(ids.flatMap((id) => times.get(id)!.ran));
+        rows.push(row("the targets' workflow tasks, started to completed: median (ms), the teammates vs the signalled workflows", ran(mates), ran(sinkIds), 1));
+        rows.push(
+          row(
+            "the sender's workflow tasks, started to completed: median (ms), the Lead vs the relay",
+            median(times.get(lead!)!.ran),
+            median(times.get(relayId!)!.ran),
+            1,
+          ),
+        );
       } else console.log('  floor: a run continued as new during the sends: no workflow-task counts');
       rows.push(
         row(
@@ -227,6 +240,19 @@ export async function benchFloor(address: string): Promise<string[][]> {
           0,
         ),
       );
+      // The same sends to 3 teammates that are mid-turn (their model call thinks for BUSY_MS), so that
+      // no send starts a turn: what the send path costs without the teammates' reactions.
+      const busyNames = ['b0', 'b1', 'b2'];
+      const busyMessage = JSON.stringify(script(think(BUSY_MS), answer('done')));
+      await Promise.all(busyNames.map((name) => senders.spawnTeammate({ name, message: busyMessage })));
+      await allInStatus(senders, busyNames, 'running');
+      const busy = await timed(() => Promise.all(Array.from({ length: SENDS }, (_, i) => senders.sendMessage(busyNames[i % 3]!, `busy ${i}`))));
+      const stillBusy = await allNowInStatus(senders, busyNames, 'running');
+      console.log(`  floor: 200 sends to busy teammates ${busy.toFixed(0)} ms${stillBusy ? '' : ' (a teammate finished its turn during them: not counted)'}`);
+      if (stillBusy)
+        rows.push(
+          row(`${SENDS} concurrent sendMessage to 3 teammates mid-turn (none starts a turn), one round (ms) vs the relay's median`, busy, median(sendFloor), 0),
+        );
       await senders.dispose();
       await Promise.all(bare.map((handle) => handle.signal(finishSignal)));
     });

@@ -1,16 +1,24 @@
 /** What the Team benches share: waiting for spawned teammates to finish their first turn, and a standalone run's table. */
 import type { TeamClient } from '../client/teamClient';
+import type { LiveStatus } from '../shared/contract';
 
-/** Polls the Team's live status until every named member reports idle (its first turn done), or fails after `timeoutMs`. */
-export async function allIdle(team: TeamClient, names: string[], timeoutMs = 120_000): Promise<void> {
+/** Whether every named member's live status is `status` now. */
+export async function allNowInStatus(team: TeamClient, names: string[], status: LiveStatus): Promise<boolean> {
+  const live = await team.liveStatus();
+  return names.every((name) => Object.hasOwn(live, name) && live[name] === status);
+}
+
+/** Polls the Team's live status until every named member reports `status`, or fails after `timeoutMs`. */
+export async function allInStatus(team: TeamClient, names: string[], status: LiveStatus, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const live = await team.liveStatus();
-    if (names.every((name) => Object.hasOwn(live, name) && live[name] === 'idle')) return;
-    if (Date.now() > deadline) throw new Error(`members not idle after ${timeoutMs / 1000} s: ${JSON.stringify(live)}`);
+  while (!(await allNowInStatus(team, names, status))) {
+    if (Date.now() > deadline) throw new Error(`members not ${status} after ${timeoutMs / 1000} s: ${JSON.stringify(await team.liveStatus())}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+/** Waits until every named member reports idle (its first turn done), or fails after `timeoutMs`. */
+export const allIdle = (team: TeamClient, names: string[], timeoutMs = 120_000): Promise<void> => allInStatus(team, names, 'idle', timeoutMs);
 
 /** A bench's rows as the markdown table docs/benchmarks.md takes, with the day and the Node version they were measured on. */
 export function measuredTable(header: string[], rows: string[][]): string {
