@@ -8,10 +8,9 @@
 import { answer, script, scriptText, send, think, tool, type Script } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import * as defs from '../../shared/contract';
-import type { JsonValue } from '../../shared/contract/json';
 import { LEAD, OPERATOR } from '../../shared/contract/callers';
 import { teammateWorkflowId } from '../../shared/team';
-import { chainReport, teamWorkflowIds } from '../support/adversarial';
+import { budgetNotes, expectClean as expectCleanOn, PRICED_AND_FREE, scriptJson } from '../support/budgets';
 import { cli } from '../support/cli';
 import { useClientAndWorker } from '../support/harness';
 import { recordedModelUsage } from '../support/recordedUsage';
@@ -19,16 +18,8 @@ import { eventually, rejectionOf, teammateState } from '../support/teams';
 import { uniqueId } from '../support/temporal';
 
 const env = useClientAndWorker();
-const json = (s: Script): JsonValue => s as unknown as JsonValue;
-const budgetNotes = (entries: defs.ConversationEntry[]) =>
-  entries.filter((e) => e.role === 'system' && (e.content as { event?: unknown } | null)?.event === 'budget exhausted');
-
-async function expectClean(teamId: string): Promise<void> {
-  for (const id of await teamWorkflowIds(env.client, teamId)) {
-    const chain = await chainReport(env.client, id);
-    expect([id, chain.failedWorkflowTasks, chain.terminatedRuns]).toEqual([id, 0, 0]);
-  }
-}
+const json = scriptJson;
+const expectClean = (teamId: string): Promise<void> => expectCleanOn(env.client, teamId);
 
 test("a teammate's budget stops it at its next model call, the Lead is told; raises by the Lead or a teammate are refused, the operator's works", async () => {
   const lead = await TeamClient.start(env.client, { teamId: uniqueId('budget'), taskQueue: env.worker.taskQueue, budgets: { member: { calls: 3 } } });
@@ -261,11 +252,7 @@ test('an active-time budget stops a teammate whose turn ran past it, before its 
 }, 60_000);
 
 test('a cost budget for a model without a price is refused at start and at spawn, typed', async () => {
-  const models: defs.TeamModels = {
-    allowed: ['scripted:priced', 'scripted:free'],
-    default: 'scripted:priced',
-    prices: { 'scripted:priced': { input: 1, output: 2 } },
-  };
+  const models = PRICED_AND_FREE;
   const refused = await rejectionOf(
     TeamClient.start(env.client, {
       teamId: uniqueId('unpriced'),

@@ -9,10 +9,9 @@
 import { answer, script, scriptText, send, think, tool, type Script } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import * as defs from '../../shared/contract';
-import type { JsonValue } from '../../shared/contract/json';
 import { OPERATOR } from '../../shared/contract/callers';
 import { teammateWorkflowId } from '../../shared/team';
-import { chainReport, teamWorkflowIds } from '../support/adversarial';
+import { budgetNotes, expectClean as expectCleanOn, PRICED_AND_FREE, scriptJson } from '../support/budgets';
 import { cli } from '../support/cli';
 import { useClientAndWorker } from '../support/harness';
 import { recordedModelUsage } from '../support/recordedUsage';
@@ -20,16 +19,8 @@ import { eventually, rejectionOf, teammateState, toolResult } from '../support/t
 import { uniqueId } from '../support/temporal';
 
 const env = useClientAndWorker();
-const json = (s: Script): JsonValue => s as unknown as JsonValue;
-const budgetNotes = (entries: defs.ConversationEntry[]) =>
-  entries.filter((e) => e.role === 'system' && (e.content as { event?: unknown } | null)?.event === 'budget exhausted');
-
-async function expectClean(teamId: string): Promise<void> {
-  for (const id of await teamWorkflowIds(env.client, teamId)) {
-    const chain = await chainReport(env.client, id);
-    expect([id, chain.failedWorkflowTasks, chain.terminatedRuns]).toEqual([id, 0, 0]);
-  }
-}
+const json = scriptJson;
+const expectClean = (teamId: string): Promise<void> => expectCleanOn(env.client, teamId);
 
 /** ping's first message: a script that sends pong a script that sends ping... `depth` exchanges deep. */
 function pingPong(depth: number): Script {
@@ -141,11 +132,7 @@ test("the Lead agent's own calls count and stop at the Team's cap, and its answe
 }, 60_000);
 
 test('a Team budget is refused typed where it cannot be checked or changed: cost over unpriced models, a Team without one, turns', async () => {
-  const models: defs.TeamModels = {
-    allowed: ['scripted:priced', 'scripted:free'],
-    default: 'scripted:priced',
-    prices: { 'scripted:priced': { input: 1, output: 2 } },
-  };
+  const models = PRICED_AND_FREE;
   const refused = await rejectionOf(
     TeamClient.start(env.client, { teamId: uniqueId('team-unpriced'), taskQueue: env.worker.taskQueue, models, budgets: { team: { costUsd: 1 } } }),
   );
