@@ -212,16 +212,15 @@ export async function benchFloor(address: string): Promise<string[][]> {
       // from started to completed as its history records them.
       const times = await workflowTaskTimes(client, marks);
       if (times) {
-        const perSend = (ids: string[]): number => ids.reduce((sum, id) => sum + times.get(id)!.completed, 0) / (SENDS * SEND_ROUNDS);
+        const perSend = (ids: string[], what: 'completed' | 'events' | 'bytes' = 'completed'): number =>
+          ids.reduce((sum, id) => sum + times.get(id)![what], 0) / (SENDS * SEND_ROUNDS);
         const [lead, ...mates] = senderIds;
         const [relayId, ...sinkIds] = floorIds;
         rows.push(row('workflow tasks per send: the Lead vs the relay', perSend([lead!]), perSend([relayId!]), 2));
         rows.push(row('workflow tasks per send: the teammates vs the signalled workflows', perSend(mates), perSend(sinkIds), 2));
-        const eventsPerSend = (ids: string[]): number => ids.reduce((sum, id) => sum + times.get(id)!.events, 0) / (SENDS * SEND_ROUNDS);
-        rows.push(row('history events per send: the Lead vs the relay', eventsPerSend([lead!]), eventsPerSend([relayId!]), 2));
-        rows.push(row('history events per send: the teammates vs the signalled workflows', eventsPerSend(mates), eventsPerSend(sinkIds), 2));
-        const bytesPerSend = (ids: string[]): number => ids.reduce((sum, id) => sum + times.get(id)!.bytes, 0) / (SENDS * SEND_ROUNDS);
-        rows.push(row('history bytes per send: the teammates vs the signalled workflows', bytesPerSend(mates), bytesPerSend(sinkIds), 0));
+        rows.push(row('history events per send: the Lead vs the relay', perSend([lead!], 'events'), perSend([relayId!], 'events'), 2));
+        rows.push(row('history events per send: the teammates vs the signalled workflows', perSend(mates, 'events'), perSend(sinkIds, 'events'), 2));
+        rows.push(row('history bytes per send: the teammates vs the signalled workflows', perSend(mates, 'bytes'), perSend(sinkIds, 'bytes'), 0));
         const ran = (ids: string[]): number => median(ids.flatMap((id) => times.get(id)!.ran));
         rows.push(row("the targets' workflow tasks, started to completed: median (ms), the teammates vs the signalled workflows", ran(mates), ran(sinkIds), 1));
         rows.push(

@@ -1,4 +1,4 @@
-/** What the Team benches share: waiting for spawned teammates to finish their first turn, and a standalone run's table. */
+/** What the Team benches share: waiting for members to reach a live status (idle after their first turn, or running), and a standalone run's table. */
 import type { TeamClient } from '../client/teamClient';
 import type { LiveStatus } from '../shared/contract';
 
