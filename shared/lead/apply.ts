@@ -5,16 +5,13 @@
  */
 import { own } from '../util/own';
 import { receive, takePending } from '../team/inbox';
-import { REMEMBERED_RESULT_MAX_BYTES, MAX_ID_LENGTH, jsonBytes } from '../contract/limits';
 import { apply as applyTeamEvent } from '../team';
 import { recordEdge } from '../team/edges';
 import type { LeadEvent } from './events';
 import { isTeamEvent } from './events';
-import type { LeadState, RecentUpdate } from './state';
+import type { LeadState } from './state';
+import { rememberUpdate } from './remembered';
 import type { UsageTotals } from '../contract/usage';
-
-/** How many recent Update ids are remembered (and carried across continue-as-new) for de-duplication. */
-export const RECENT_UPDATE_WINDOW = 256;
 
 export function applyLead(state: LeadState, event: LeadEvent, at: string): LeadState {
   if (isTeamEvent(event)) {
@@ -75,7 +72,7 @@ export function applyLead(state: LeadState, event: LeadEvent, at: string): LeadS
       return { ...state, watchers };
     }
     case 'updateRemembered':
-      return { ...state, recentUpdates: remember(state.recentUpdates, event.updateId, event.result) };
+      return { ...state, recentUpdates: rememberUpdate(state.recentUpdates, event.updateId, event.result) };
     case 'budgetSet':
       return { ...state, budgetOverrides: { ...state.budgetOverrides, [event.name]: event.limits } };
     case 'operationRejected':
@@ -111,17 +108,4 @@ function applyStatusReport(state: LeadState, report: Extract<LeadEvent, { type: 
   }
   if (own(next.liveStatus, name) === status) return next;
   return { ...next, liveStatus: { ...next.liveStatus, [name]: status }, edges: recordEdge(next.edges, 'status', `${name}:${status}`, at) };
-}
-
-/**
- * Small results are remembered whole; a task mutation's large result as its task id and revision
- * (rebuilt from the board on a retry), so the window stays small whatever the tasks hold. An id too
- * long to remember is not: a retry of it is not recognised (clients use UUIDs).
- */
-function remember(recent: readonly RecentUpdate[], updateId: string, result: unknown): RecentUpdate[] {
-  if (updateId.length > MAX_ID_LENGTH) return [...recent];
-  const task = (result as { task?: { id?: unknown; revision?: unknown } } | null)?.task;
-  const compact = jsonBytes(result) > REMEMBERED_RESULT_MAX_BYTES && typeof task?.id === 'number' && typeof task.revision === 'number';
-  const next = [...recent, compact ? { updateId, taskId: task.id as number, revision: task.revision as number } : { updateId, result }];
-  return next.length > RECENT_UPDATE_WINDOW ? next.slice(-RECENT_UPDATE_WINDOW) : next;
 }

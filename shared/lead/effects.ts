@@ -1,8 +1,9 @@
 /**
  * The Lead's events that record an effect the workflow carried out (a relay's signal went out or
- * failed, the Lead took its inbox, its agent's status changed, a result was remembered, a watch
- * was answered). They are facts, not decisions, so there is nothing to refuse: each is built here
- * by name, and workflow code never writes an event literal.
+ * failed, the Lead took its inbox, its agent's status changed, a watch was answered). They are
+ * facts, not decisions, so there is nothing to refuse: each is built here by name, and workflow
+ * code never writes an event literal. A result remembered for retries is such an event too; it is
+ * built in remembered.ts, beside the window it fills and the lookup that reads it.
  */
 import type { LeadEvent } from './events';
 
@@ -16,7 +17,5 @@ export const messageRelayed = (messageId: string): LeadEvent[] => [{ type: 'mess
 export const leadInboxTaken = (): LeadEvent[] => [{ type: 'leadInboxTaken' }];
 /** The Lead agent's own status changed: an edge like any member's. */
 export const leadStatusChanged = (status: string): LeadEvent[] => [{ type: 'leadStatusChanged', status }];
-/** An idempotent Update's result, answered from memory when it is retried with the same id. */
-export const updateRemembered = (updateId: string, result: unknown): LeadEvent[] => [{ type: 'updateRemembered', updateId, result }];
 /** A teammate's watch was answered (or dropped): it no longer waits. */
 export const watchCleared = (name: string): LeadEvent[] => [{ type: 'watchCleared', name }];

@@ -3,6 +3,7 @@ export * from './decide';
 export * from './events';
 export * from './parse';
 export * from './queries';
+export * from './remembered';
 export * from './state';
 export * from './nextStep';
 export * from './agentEvents';

@@ -1,25 +1,9 @@
 /** Pure reads of the Lead's state that several operations share. */
 import { own } from '../util/own';
-import { rejectionFailure } from '../contract/failures';
-import type { MemberRecord, TaskView } from '../team';
-import { notFoundMessage, reject, taskKey, taskView } from '../team';
+import type { MemberRecord } from '../team';
 import type { TeamEdge } from '../team/edges';
 import { firstEdgeAfter } from '../team/edges';
 import type { LeadState } from './state';
-
-/**
- * The answer to a retried Update, or undefined when the id is not remembered. A task mutation's
- * large result was remembered as its task id and is rebuilt from the board (the task as it is now,
- * at the remembered revision or later); if that task has been forgotten since, TaskNotFound.
- */
-export function rememberedResult(state: LeadState, updateId: string): unknown {
-  const entry = state.recentUpdates.find((r) => r.updateId === updateId);
-  if (!entry) return undefined;
-  if (entry.taskId === undefined) return entry.result;
-  const task = own(state.team.tasks, taskKey(entry.taskId));
-  if (!task) throw rejectionFailure(reject('TaskNotFound', `${notFoundMessage(state.team, entry.taskId)} (this Update was applied earlier)`));
-  return { task: taskView(state.team, task) satisfies TaskView };
-}
 
 /**
  * Teammates with required work: a turn running, or messages relayed that they have not settled

@@ -1,12 +1,10 @@
-import { own } from '../util/own';
 import { applyAll } from './apply';
 import type { CommandContext, TaskCommand } from '../contract/taskCommands';
 import { decideTask } from './decideTask';
 import type { TeamEvent } from './events';
 import type { TeamRejection } from '../contract/rejections';
 import type { TeamState } from './state';
-import { taskKey } from './task';
-import { taskView } from './view';
+import { mutationResult } from './view';
 import type { TaskMutationResult } from '../contract/team';
 
 export type { TaskMutationResult } from '../contract/team';
@@ -19,11 +17,4 @@ export function executeTask(state: TeamState, command: TaskCommand, ctx: Command
   if (!decision.ok) return decision;
   const next = applyAll(state, decision.events);
   return { ok: true, state: next, events: decision.events, result: mutationResult(next, decision.taskId) };
-}
-
-/** The task a mutation changed, as it now is. */
-export function mutationResult(state: TeamState, taskId: number): TaskMutationResult {
-  const task = own(state.tasks, taskKey(taskId));
-  if (!task) throw new TypeError(`mutationResult: task ${taskId} is not on the board`);
-  return { task: taskView(state, task) };
 }

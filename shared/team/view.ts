@@ -2,10 +2,11 @@ import type { AgentStatus } from '../contract/vocabulary';
 import { readinessProblem } from './decideTask';
 import { LEAD } from './roster';
 import type { TeamState } from './state';
-import type { TaskSnapshot } from './task';
+import { taskKey, type TaskSnapshot } from './task';
+import { own } from '../util/own';
 import { buildOverlapIndex, overlapsOf, type OverlapIndex } from './overlapIndex';
 import { MAX_OVERLAPS_PER_TASK, VIEW_OVERLAP_BUDGET_BYTES, jsonBytes } from '../contract/limits';
-import type { WriteScopeOverlap, TaskView, TeamView } from '../contract/team';
+import type { WriteScopeOverlap, TaskMutationResult, TaskView, TeamView } from '../contract/team';
 
 export type { WriteScopeOverlap, TaskView, LeadRow, TeamView } from '../contract/team';
 
@@ -66,4 +67,11 @@ export function teamView(state: TeamState, leadStatus: AgentStatus | null = null
     tasks: boardView(state),
     nextTaskId: state.nextTaskId,
   };
+}
+
+/** The task a mutation changed, as it now is. */
+export function mutationResult(state: TeamState, taskId: number): TaskMutationResult {
+  const task = own(state.tasks, taskKey(taskId));
+  if (!task) throw new TypeError(`mutationResult: task ${taskId} is not on the board`);
+  return { task: taskView(state, task) };
 }
