@@ -13,7 +13,7 @@ import { setCurrentDetails, type ActivateInput } from '@temporalio/workflow';
 import { memberDetails, type MemberActivity } from '../../shared/text/webUi';
 
 /** The SDK's query behind the Web UI's current details. */
-export const METADATA_QUERY = '__temporal_workflow_metadata';
+const METADATA_QUERY = '__temporal_workflow_metadata';
 
 type Activation = ActivateInput['activation'];
 
