@@ -8,7 +8,8 @@
  *    small state: interleaved blocks of 10 operations, N per side, p50 of every operation's latency.
  *  - 64 racing claims (32 members, two callers each, one task at one revision, raw SDK callers as
  *    the members' workflows call) vs 64 racing bare CAS Updates at one revision: time until every
- *    caller has its answer, median of 21 rounds, exactly one winner per round on both sides.
+ *    caller has its answer, median of 21 rounds, exactly one winner per round on both sides; and, in
+ *    this process, what one refusal's failure costs to build and convert (bench/failures.ts).
  *  - 200 concurrent sendMessage to 3 idle teammates vs 200 bare relay Updates that signal one of 3
  *    workflows and return once the signal has landed, both through the TeamClient's per-workflow
  *    in-flight limit: time until all returned, median of 3 rounds. Then, from the histories, what
@@ -27,6 +28,7 @@ import { casUpdate, finishSignal, landedQuery, readCasQuery, relayUpdate } from 
 import { allIdle, allInStatus, allNowInStatus, measuredTable } from './teamReady';
 import { answer, script, think } from '../activities/providers/scriptedModelScript';
 import { historyMarks, workflowTaskTimes } from './workflowTasks';
+import { refusedUpdateFailureMicros } from './failures';
 import { teammateWorkflowId } from '../shared/team/roster';
 
 const N = Number(process.env.BENCH_FLOOR_OPS ?? 300);
@@ -166,6 +168,16 @@ export async function benchFloor(address: string): Promise<string[][]> {
           median(raceTeam),
           median(raceFloor),
           0,
+        ),
+      );
+      // What each of a race's 63 refusals costs the worker to build and convert, in process (bench/failures.ts).
+      const [teamFailureUs, floorFailureUs] = refusedUpdateFailureMicros();
+      rows.push(
+        row(
+          "a refused claim's failure, built and converted by the worker's converter (µs) vs the floor's Error with its frames",
+          teamFailureUs,
+          floorFailureUs,
+          1,
         ),
       );
       await racers.dispose();

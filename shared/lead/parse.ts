@@ -3,9 +3,8 @@
  * (InvalidTeamCommand, PayloadTooLarge). Validators and handlers parse the same way; the decide
  * functions (decide.ts) then take only typed requests.
  */
-import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
-import { invalidInputFailure, rejectionFailure } from '../contract/failures';
+import { answerFailure, invalidInputFailure, rejectionFailure } from '../contract/failures';
 import { jsonProblem, type JsonValue } from '../contract/json';
 import { MAX_MESSAGE_BYTES, jsonBytes } from '../contract/limits';
 import type { TaskCommand, TaskCommandKind } from '../team';
@@ -44,7 +43,7 @@ export function parsePrompt(input: unknown): PromptRequest {
 
 export function parseTaskCommand(kind: TaskCommandKind, input: unknown): { caller: string; command: TaskCommand } {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw ApplicationFailure.create({
+    throw answerFailure({
       type: 'InvalidTeamCommand',
       message: `${kind} takes one object argument; see the wire contract in docs/wire-contract.md`,
       nonRetryable: true,
@@ -63,8 +62,7 @@ export function parseTaskCommand(kind: TaskCommandKind, input: unknown): { calle
 function originalJson(updateName: string, input: unknown, field: string): JsonValue {
   const value: unknown = typeof input === 'object' && input !== null ? Object.getOwnPropertyDescriptor(input, field)?.value : undefined;
   const problem = value === undefined ? `${field} is required` : jsonProblem(value);
-  if (problem)
-    throw ApplicationFailure.create({ type: 'InvalidTeamCommand', message: `${updateName} input is invalid: ${field}: ${problem}`, nonRetryable: true });
+  if (problem) throw answerFailure({ type: 'InvalidTeamCommand', message: `${updateName} input is invalid: ${field}: ${problem}`, nonRetryable: true });
   return value as JsonValue;
 }
 

@@ -8,7 +8,9 @@
 import { ApplicationFailure, DefaultFailureConverter, defaultPayloadConverter, type ProtoFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { Reader } from 'protobufjs';
+import { z } from 'zod';
 import { failureConverter, wellFormedText } from '../../worker/failureConverter';
+import { answerFailure, invalidInputFailure, rejectionFailure, rollingOverFailure } from '../../shared/contract/failures';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -76,4 +78,35 @@ test('a well-formed failure passes through unchanged', () => {
   const ours = failureConverter.errorToFailure(error, defaultPayloadConverter);
   const theirs = new DefaultFailureConverter().errorToFailure(error, defaultPayloadConverter);
   expect(ours).toEqual(theirs);
+});
+
+describe('a typed answer carries no stack frames', () => {
+  const rejection = { type: 'TaskRevisionConflict', message: 'task 1 is at revision 2, not 1: read it again and retry', taskId: 1 } as const;
+
+  test('through the worker converter and back: type, message and details kept; the stack is the one line', () => {
+    const proto = failureConverter.errorToFailure(rejectionFailure(rejection as never), defaultPayloadConverter);
+    expect(proto.stackTrace).toBe(`ApplicationFailure: ${rejection.message}`);
+    const back = failureConverter.failureToError(proto, defaultPayloadConverter) as ApplicationFailure;
+    expect(back).toBeInstanceOf(ApplicationFailure);
+    expect(back.type).toBe('TaskRevisionConflict');
+    expect(back.message).toBe(rejection.message);
+    expect(back.nonRetryable).toBe(true);
+    expect(back.details).toEqual([rejection]);
+  });
+
+  test('every typed answer of the contract, and answerFailure itself; a bug report keeps its frames', () => {
+    const zodError = z.strictObject({ n: z.number() }).safeParse({ n: 'x' }).error!;
+    for (const failure of [
+      rejectionFailure(rejection as never),
+      invalidInputFailure('claimTask', zodError),
+      rollingOverFailure(),
+      answerFailure({ type: 'MemberUnavailable', message: 'teammate "a\ud800" is gone', nonRetryable: true }),
+    ]) {
+      const proto = failureConverter.errorToFailure(failure, defaultPayloadConverter);
+      expect(proto.stackTrace).not.toMatch(/\n\s*at /);
+      expect(proto.stackTrace).toBe(wellFormedText(`ApplicationFailure: ${failure.message}`));
+    }
+    const bug = ApplicationFailure.create({ type: 'TeamInternalError', message: 'a bug', nonRetryable: true });
+    expect(failureConverter.errorToFailure(bug, defaultPayloadConverter).stackTrace).toMatch(/\n\s*at /);
+  });
 });

@@ -10,6 +10,7 @@ import { ApplicationFailure, defineSignal, isCancellation, setDefaultSignalHandl
 import type { z } from 'zod';
 import type { IgnoredSignals } from '../../shared/contract/signals';
 import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
+import { answerFailure } from '../../shared/contract/failures';
 import { errorMessage } from '../../shared/util/errors';
 import { countAcceptedRequest, deliverResult, resultsInArrivalOrder, settleRead, settleWithRoom, type ResultSlot } from './completionBudget';
 export { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
@@ -161,7 +162,7 @@ export const TEAM_INTERNAL_ERROR = 'TeamInternalError';
 function withinBudget<T>(updateName: string, result: T): T {
   const bytes = jsonBytes(result);
   if (bytes <= PAYLOAD_BUDGET_BYTES) return result;
-  throw ApplicationFailure.create({
+  throw answerFailure({
     type: 'PayloadTooLarge',
     message:
       `${updateName}'s result would be ${bytes} bytes, over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget; ` +

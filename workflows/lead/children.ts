@@ -4,9 +4,10 @@
  * because children outlive each Lead run (continue-as-new); disposal and close_agent stop them.
  */
 import type { SearchAttributePair } from '@temporalio/common';
-import { ApplicationFailure, ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { ReconcileOutcome, ReconcileTeammateInput, SubagentWorkflow, TeamActivities, TeammateInput, TeammateWorkflow } from '../../shared/contract';
 import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
+import { answerFailure } from '../../shared/contract/failures';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/contract/searchAttributes';
 import { controlSummary, startMetadata, type WorkflowIdentity } from '../../shared/text/webUi';
 
@@ -46,7 +47,7 @@ export function startSessionChild(start: ChildStart): ReturnType<typeof startChi
   const args: Parameters<TeammateWorkflow | SubagentWorkflow> = [start.input];
   const bytes = jsonBytes(args);
   if (bytes > PAYLOAD_BUDGET_BYTES) {
-    throw ApplicationFailure.create({
+    throw answerFailure({
       type: 'PayloadTooLarge',
       message: `the child's start input would be ${bytes} bytes, over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget`,
       nonRetryable: true,

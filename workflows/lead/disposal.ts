@@ -22,9 +22,9 @@
  * A child that cannot be stopped fails disposal with DisposalFailed; admission stays closed and a
  * retry of disposeTeam stops what is left.
  */
-import { ApplicationFailure, condition, patched } from '@temporalio/workflow';
+import { condition, patched } from '@temporalio/workflow';
 import { errorMessage, innermostMessage } from '../../shared/util/errors';
-import { DISPOSAL_FAILED } from '../../shared/contract/failures';
+import { DISPOSAL_FAILED, answerFailure } from '../../shared/contract/failures';
 import { childrenToStop, decideCloseTeam, decideStop } from '../../shared/lead';
 import type { TeamView } from '../../shared/team';
 import { teamView } from '../../shared/team';
@@ -124,7 +124,7 @@ async function stopRecordedChildren(ctx: LeadContext, failures: string[], reason
 /** DisposalFailed naming everything that could not be stopped: admission stays closed and a retry completes. */
 function throwIfDisposalFailed(failures: readonly string[]): void {
   if (failures.length === 0) return;
-  throw ApplicationFailure.create({
+  throw answerFailure({
     type: DISPOSAL_FAILED,
     message: `could not stop ${failures.join('; ')}; admission stays closed, retry disposeTeam`,
     nonRetryable: true,

@@ -2,11 +2,11 @@
  * Sends, the Lead's own inbox, waits on edges and teammates' wait_agent notifications. A send to
  * a teammate is a signal into its inbox, recorded once per message id by the target.
  */
-import { ApplicationFailure, condition, getExternalWorkflowHandle } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
 import type { InboxAcceptance, WaitResult } from '../../shared/contract';
 import { errorMessage } from '../../shared/util/errors';
-import { MEMBER_UNAVAILABLE } from '../../shared/contract/failures';
+import { MEMBER_UNAVAILABLE, answerFailure } from '../../shared/contract/failures';
 import type { InboxMessage } from '../../shared/team/inbox';
 import { takePending } from '../../shared/team/inbox';
 import {
@@ -62,7 +62,7 @@ export function createMailbox(ctx: LeadContext, roster: Roster) {
         await getExternalWorkflowHandle(target.workflowId).signal(contract.deliverMessageSignal, { ...message, relaySeq });
       } catch (error) {
         run.apply(relayAbandoned(checked.to, bytes));
-        throw ApplicationFailure.create({
+        throw answerFailure({
           type: MEMBER_UNAVAILABLE,
           message: `teammate "${checked.to}" could not take the message (${errorMessage(error)}); read the roster`,
           nonRetryable: true,

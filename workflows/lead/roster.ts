@@ -5,11 +5,11 @@
  */
 import { resolveModel } from '../../shared/contract/modelNames';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ApplicationFailure, getExternalWorkflowHandle, isCancellation, log } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, isCancellation, log } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
 import type { InterruptResult, ReconcileOutcome, SpawnTeammateResult, TeammateDescriptor } from '../../shared/contract';
 import { errorMessage, innermostMessage } from '../../shared/util/errors';
-import { PROVISIONING_CONFLICT, rejectionFailure } from '../../shared/contract/failures';
+import { PROVISIONING_CONFLICT, answerFailure, rejectionFailure } from '../../shared/contract/failures';
 import type { InboxMessage } from '../../shared/team/inbox';
 import { decideInterrupt, decideSettle, decideSpawnTeammate, decideStop, messageBytes, parseSpawn, parseWith, unsettledProvisioning } from '../../shared/lead';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
@@ -54,7 +54,7 @@ export function createRoster(ctx: LeadContext) {
     const decision = decideSettle(run.state, record.name, settled, ctx.now(), initialMessageBytes);
     if (!decision.ok && 'conflict' in decision) {
       await control.stopTeammate({ workflowId: record.workflowId });
-      throw ApplicationFailure.create({
+      throw answerFailure({
         type: PROVISIONING_CONFLICT,
         message:
           `teammate "${record.name}" was settled as ${member(record.name).phase} by recovery while its creation reported ${outcome.phase}; ` +
