@@ -14,8 +14,9 @@
  *     replaced (bench/fileTools.ts; no server).
  *  8. bash: one call under the issue-21 sandbox vs the issue-20 sandbox's argv (bench/bashSandbox.ts; no server).
  *  9. A model call through the AI SDK layer vs a bare fetch on a local server (bench/modelCall.ts; no Temporal server).
- *  10-13. The floor (bench/floor.ts, issue 28's method): editTask, getTask, 64 racing claims and 200
- *     sends against bare-Temporal workflows doing the same, the project's worker in its own process.
+ *  10 on. The floor (bench/floor.ts, issue 28's method): editTask, getTask, 64 racing claims (and one
+ *     refusal's failure, in process), 200 sends and what they wrote, against bare-Temporal workflows
+ *     doing the same, the project's worker in its own process.
  *  Then the footprint (bench/footprint.ts): the compiled worker's RSS by idle teammates (the last
  *     column: MB per teammate over the first level), and a send to an evicted teammate vs a cached one.
  * Writes bench/results/latest.md (the README table is copied from it).
@@ -226,7 +227,7 @@ async function main(): Promise<void> {
   const header = [
     'Measure',
     'Team Lead',
-    'Baseline (bare no-op Update; 5: bare activities; 6-7: path-string tools; 8: issue-20 sandbox; 9: bare fetch; 10-13: bare Temporal; last: cached teammate)',
+    'Baseline (bare no-op Update; 5: bare activities; 6-7: path-string tools; 8: issue-20 sandbox; 9: bare fetch; 10 on: bare Temporal; last: cached teammate)',
     'Ratio',
   ];
   const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');

@@ -84,7 +84,7 @@ describe('a typed answer carries no stack frames', () => {
   const rejection = { type: 'TaskRevisionConflict', message: 'task 1 is at revision 2, not 1: read it again and retry', taskId: 1 } as const;
 
   test('through the worker converter and back: type, message and details kept; the stack is the one line', () => {
-    const proto = failureConverter.errorToFailure(rejectionFailure(rejection as never), defaultPayloadConverter);
+    const proto = failureConverter.errorToFailure(rejectionFailure(rejection), defaultPayloadConverter);
     expect(proto.stackTrace).toBe(`ApplicationFailure: ${rejection.message}`);
     const back = failureConverter.failureToError(proto, defaultPayloadConverter) as ApplicationFailure;
     expect(back).toBeInstanceOf(ApplicationFailure);
@@ -97,7 +97,7 @@ describe('a typed answer carries no stack frames', () => {
   test('every typed answer of the contract, and answerFailure itself; a bug report keeps its frames', () => {
     const zodError = z.strictObject({ n: z.number() }).safeParse({ n: 'x' }).error!;
     for (const failure of [
-      rejectionFailure(rejection as never),
+      rejectionFailure(rejection),
       invalidInputFailure('claimTask', zodError),
       rollingOverFailure(),
       answerFailure({ type: 'MemberUnavailable', message: 'teammate "a\ud800" is gone', nonRetryable: true }),
