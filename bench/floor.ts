@@ -13,9 +13,10 @@
  *  - 200 concurrent sendMessage to 3 idle teammates vs 200 bare relay Updates that signal one of 3
  *    workflows and return once the signal has landed, both through the TeamClient's per-workflow
  *    in-flight limit: time until all returned, median of 3 rounds. Then, from the histories, what
- *    each side's sender and targets wrote per send (workflow tasks, events, bytes) and how long the
- *    senders' tasks took; and one round of 200 sends to 3 teammates mid-turn, so that no send starts
- *    a turn: the send path without the teammates' reactions.
+ *    each side's sender and targets wrote per send (workflow tasks, events, bytes), how long the
+ *    senders' tasks took and their signals took to land, and from the server's metrics how many
+ *    deliveries it tried again on a busy workflow; and one round of 200 sends to 3 teammates
+ *    mid-turn, so that no send starts a turn: the send path without the teammates' reactions.
  */
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import * as path from 'node:path';
@@ -29,6 +30,7 @@ import { allIdle, allInStatus, allNowInStatus, measuredTable } from './teamReady
 import { answer, script, think } from '../activities/providers/scriptedModelScript';
 import { historyMarks, workflowTaskTimes } from './workflowTasks';
 import { refusedUpdateFailureMicros } from './failures';
+import { countsSince, signalTaskCounts, type SignalTaskCounts } from './serverMetrics';
 import { teammateWorkflowId } from '../shared/team/roster';
 
 const N = Number(process.env.BENCH_FLOOR_OPS ?? 300);
@@ -82,11 +84,21 @@ const row = (measure: string, team: number, floor: number, digits: number): stri
   measure,
   team.toFixed(digits),
   floor.toFixed(digits),
-  (team / floor).toFixed(2),
+  floor === 0 ? '—' : (team / floor).toFixed(2),
 ];
 
-/** Runs the floor rows against the dev server at `address`; returns the table rows (Team, floor, ratio). */
-export async function benchFloor(address: string): Promise<string[][]> {
+/** Deliveries the server tried again because a workflow's lock stayed taken (bench/serverMetrics.ts), per 100. */
+const perHundred = ({ delivered, busyWorkflow }: SignalTaskCounts): number => (100 * busyWorkflow) / Math.max(1, delivered);
+const busyRow = (during: string): string =>
+  `signal deliveries the server tried again on a busy workflow, per 100 deliveries: during ${during} vs during the relays`;
+const quantile = (xs: number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)] ?? NaN;
+
+/**
+ * Runs the floor rows against the dev server at `address`; returns the table rows (Team, floor,
+ * ratio). With `metricsUrl` (DevServer.metricsUrl), the send rows also count the signal deliveries
+ * the server had to try again because a workflow's lock stayed taken (bench/serverMetrics.ts).
+ */
+export async function benchFloor(address: string, metricsUrl?: string): Promise<string[][]> {
   const stamp = Date.now();
   console.log('  floor: starting the project worker in its own process and the bare workflows in this one…');
   const teamWorker = await spawnWorkerProcess(TEAM_QUEUE, { address, ...otherCheckoutsWorker() });
@@ -194,15 +206,30 @@ export async function benchFloor(address: string): Promise<string[][]> {
       const marks = await historyMarks(client, [...senderIds, ...floorIds]);
       const sendTeam: number[] = [];
       const sendFloor: number[] = [];
+      // Signal deliveries the server counted while each side's sends were in flight (the Team's include its teammates' status reports).
+      const deliveries = { team: { delivered: 0, busyWorkflow: 0 }, floor: { delivered: 0, busyWorkflow: 0 }, midTurn: { delivered: 0, busyWorkflow: 0 } };
+      const counted = async (side: keyof typeof deliveries, measure: () => Promise<number>): Promise<number> => {
+        const before: SignalTaskCounts | undefined = metricsUrl ? await signalTaskCounts(metricsUrl) : undefined;
+        const ms = await measure();
+        if (metricsUrl && before) {
+          const during = countsSince(before, await signalTaskCounts(metricsUrl));
+          deliveries[side] = { delivered: deliveries[side].delivered + during.delivered, busyWorkflow: deliveries[side].busyWorkflow + during.busyWorkflow };
+        }
+        return ms;
+      };
       for (let round = 0; round < SEND_ROUNDS; round++) {
         const sends = (): Promise<number> =>
-          timed(() => Promise.all(Array.from({ length: SENDS }, (_, i) => senders.sendMessage(targets[i % 3]!, `message ${round}-${i}`))));
+          counted('team', () =>
+            timed(() => Promise.all(Array.from({ length: SENDS }, (_, i) => senders.sendMessage(targets[i % 3]!, `message ${round}-${i}`)))),
+          );
         const relays = (): Promise<number> =>
-          timed(() =>
-            Promise.all(
-              Array.from({ length: SENDS }, (_, i) =>
-                withUpdateSlot(relay.workflowId, () =>
-                  relay.executeUpdate(relayUpdate, { args: [{ to: sinks[i % 3]!.workflowId, content: `message ${round}-${i}` }] }),
+          counted('floor', () =>
+            timed(() =>
+              Promise.all(
+                Array.from({ length: SENDS }, (_, i) =>
+                  withUpdateSlot(relay.workflowId, () =>
+                    relay.executeUpdate(relayUpdate, { args: [{ to: sinks[i % 3]!.workflowId, content: `message ${round}-${i}` }] }),
+                  ),
                 ),
               ),
             ),
@@ -235,6 +262,17 @@ export async function benchFloor(address: string): Promise<string[][]> {
         rows.push(row('history bytes per send: the teammates vs the signalled workflows', perSend(mates, 'bytes'), perSend(sinkIds, 'bytes'), 0));
         const ran = (ids: string[]): number => median(ids.flatMap((id) => times.get(id)!.ran));
         rows.push(row("the targets' workflow tasks, started to completed: median (ms), the teammates vs the signalled workflows", ran(mates), ran(sinkIds), 1));
+        // A signal that waits out a busy workflow's lock lands 500 ms or more late (bench/serverMetrics.ts).
+        const landed = (id: string): number[] => times.get(id)!.signalLanded;
+        rows.push(row("the sender's signals, initiated to landed: median (ms), the Lead vs the relay", median(landed(lead!)), median(landed(relayId!)), 0));
+        rows.push(
+          row(
+            "the sender's signals, initiated to landed: 90th percentile (ms), the Lead vs the relay",
+            quantile(landed(lead!), 0.9),
+            quantile(landed(relayId!), 0.9),
+            0,
+          ),
+        );
         rows.push(
           row(
             "the sender's workflow tasks, started to completed: median (ms), the Lead vs the relay",
@@ -244,6 +282,12 @@ export async function benchFloor(address: string): Promise<string[][]> {
           ),
         );
       } else console.log('  floor: a run continued as new during the sends: no workflow-task counts');
+      if (metricsUrl) {
+        const { team, floor } = deliveries;
+        const told = (counts: SignalTaskCounts): string => `${counts.delivered} (${counts.busyWorkflow} tried again on a busy workflow)`;
+        console.log(`  floor: signal deliveries during the sends ${told(team)}; during the relays ${told(floor)}`);
+        rows.push(row(busyRow('the sends'), perHundred(team), perHundred(floor), 1));
+      }
       rows.push(
         row(
           `${SENDS} concurrent sendMessage to 3 teammates, all returned, median of ${SEND_ROUNDS} (ms) vs a bare Update relaying a signal`,
@@ -258,9 +302,12 @@ export async function benchFloor(address: string): Promise<string[][]> {
       const busyMessage = JSON.stringify(script(think(BUSY_MS), answer('done')));
       await Promise.all(busyNames.map((name) => senders.spawnTeammate({ name, message: busyMessage })));
       await allInStatus(senders, busyNames, 'running');
-      const busy = await timed(() => Promise.all(Array.from({ length: SENDS }, (_, i) => senders.sendMessage(busyNames[i % 3]!, `busy ${i}`))));
+      const busy = await counted('midTurn', () =>
+        timed(() => Promise.all(Array.from({ length: SENDS }, (_, i) => senders.sendMessage(busyNames[i % 3]!, `busy ${i}`)))),
+      );
       const stillBusy = await allNowInStatus(senders, busyNames, 'running');
       console.log(`  floor: 200 sends to busy teammates ${busy.toFixed(0)} ms${stillBusy ? '' : ' (a teammate finished its turn during them: not counted)'}`);
+      if (stillBusy && metricsUrl) rows.push(row(busyRow('the sends to teammates mid-turn'), perHundred(deliveries.midTurn), perHundred(deliveries.floor), 1));
       if (stillBusy)
         rows.push(
           row(`${SENDS} concurrent sendMessage to 3 teammates mid-turn (none starts a turn), one round (ms) vs the relay's median`, busy, median(sendFloor), 0),
@@ -281,7 +328,7 @@ async function main(): Promise<void> {
   console.log(`bench:floor: N=${N} in blocks of ${BLOCK}, ${RACE_ROUNDS} race rounds, ${SEND_ROUNDS} send rounds; starting the dev server…`);
   const server = await startDevServer({ uiPort: false });
   try {
-    const rows = await benchFloor(server.address);
+    const rows = await benchFloor(server.address, server.metricsUrl);
     console.log(`\n${measuredTable(['Measure', 'Team', 'Floor', 'Ratio'], rows)}`);
   } finally {
     await server.stop();

@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   await closeWorker();
   await workerConnection.close();
   await connection.close();
-  const floorRows = await benchFloor(server.address);
+  const floorRows = await benchFloor(server.address, server.metricsUrl);
   console.log('  footprint: building the compiled worker (npm run build)…');
   execFileSync('npm', ['run', 'build'], { cwd: path.join(__dirname, '..'), stdio: 'inherit' });
   const footprintRows = await benchFootprint(server.address);

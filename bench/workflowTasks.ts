@@ -1,8 +1,9 @@
 /**
  * Where a workflow's time goes, read from its history: the events it wrote after a mark, the
- * workflow tasks it completed, and each task's time from started to completed. bench/floor.ts uses
- * this to say why sends trail the bare relay. The time a task waited on its queue is not read: the
- * server writes a speculative task's scheduled and started events together, at its completion.
+ * workflow tasks it completed, each task's time from started to completed, and each signal it sent
+ * from initiated to landed. bench/floor.ts uses this to say why sends trail the bare relay. The time
+ * a task waited on its queue is not read: the server writes a speculative task's scheduled and
+ * started events together, at its completion.
  */
 import type { Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
@@ -15,6 +16,8 @@ export interface WorkflowTaskTimes {
   bytes: number;
   completed: number;
   ran: number[];
+  /** Each signal it sent to another workflow, from initiated to landed as its history records them (ms). */
+  signalLanded: number[];
 }
 
 /** Where a workflow's history stood: its current run and that run's last event id. */
@@ -51,8 +54,19 @@ export async function workflowTaskTimes(client: Client, marks: Map<string, Histo
       const event = byId.get(Number(eventId));
       return event ? tsToMs(event.eventTime) : undefined;
     };
-    const times: WorkflowTaskTimes = { events: Number(events.at(-1)?.eventId ?? 0) - mark, bytes: (now.historySize ?? 0) - bytes, completed: 0, ran: [] };
+    const times: WorkflowTaskTimes = {
+      events: Number(events.at(-1)?.eventId ?? 0) - mark,
+      bytes: (now.historySize ?? 0) - bytes,
+      completed: 0,
+      ran: [],
+      signalLanded: [],
+    };
     for (const event of events) {
+      const landed = event.externalWorkflowExecutionSignaledEventAttributes;
+      if (landed && Number(event.eventId) > mark) {
+        const initiatedAt = at(landed.initiatedEventId);
+        if (initiatedAt !== undefined) times.signalLanded.push(tsToMs(event.eventTime) - initiatedAt);
+      }
       const done = event.workflowTaskCompletedEventAttributes;
       if (!done || Number(event.eventId) <= mark) continue;
       const startedAt = at(done.startedEventId);

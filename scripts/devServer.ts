@@ -29,6 +29,8 @@ export interface DevServerOptions {
 export interface DevServer {
   address: string;
   uiUrl: string | null;
+  /** The server's Prometheus metrics (bench/serverMetrics.ts reads the retries its task queues counted). */
+  metricsUrl: string;
   process: ChildProcess;
   stop(): Promise<void>;
 }
@@ -60,7 +62,21 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const ip = options.ip ?? '127.0.0.1';
   const port = options.port ?? (await freePort());
   const uiPort = options.uiPort === false ? false : (options.uiPort ?? (await freePort()));
-  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--log-level', 'warn', '--log-format', 'json'];
+  const metricsPort = await freePort();
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--metrics-port',
+    String(metricsPort),
+    '--log-level',
+    'warn',
+    '--log-format',
+    'json',
+  ];
   args.push(...(uiPort === false ? ['--headless'] : ['--ui-port', String(uiPort)]));
   if (options.dbFilename) args.push('--db-filename', options.dbFilename);
   for (const attribute of SEARCH_ATTRIBUTE_REGISTRATIONS) args.push('--search-attribute', attribute);
@@ -107,6 +123,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   return {
     address,
     uiUrl: uiPort === false ? null : `http://${ip === '0.0.0.0' ? 'localhost' : ip}:${uiPort}`,
+    metricsUrl: `http://${ip === '0.0.0.0' ? '127.0.0.1' : ip}:${metricsPort}/metrics`,
     process: child,
     stop: () => stopProcess(child),
   };
