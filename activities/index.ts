@@ -5,8 +5,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client';
 import { TeamClient } from '../client/teamClient';
-import type { ReconcileOutcome, ReconcileTeammateInput, RunTeamToolInput, TeamActivities } from '../shared/contract';
-import { getTeammateStateQuery, TEAMMATE_WORKFLOW_TYPE } from '../shared/contract';
+import type { ReconcileOutcome, ReconcileTeammateInput, ReportMemberStatusInput, RunTeamToolInput, TeamActivities } from '../shared/contract';
+import { getTeammateStateQuery, reportMemberStatusSignal, TEAMMATE_WORKFLOW_TYPE } from '../shared/contract';
 import { runTeamToolCall } from '../shared/agent/dispatch';
 import type { DispatchResult } from '../shared/agent/loop';
 import { errorMessage } from '../shared/util/errors';
@@ -72,6 +72,16 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
   }
 
   return {
+    async reportMemberStatus({ teamId, report }: ReportMemberStatusInput): Promise<void> {
+      try {
+        await client.workflow.getHandle(teamId).signal(reportMemberStatusSignal, report);
+      } catch (error) {
+        // The Lead has closed (or never was): live status is advisory, and nobody is left to tell.
+        if (error instanceof WorkflowNotFoundError) return;
+        throw error;
+      }
+    },
+
     /**
      * A teammate's Team tool call: the tool runs here against a client attributed to the calling
      * member (from its own workflow identity, never from model input), as exactly one Lead Update

@@ -6,6 +6,7 @@
 import type { ChatMessage, ModelResponse, ToolCall } from './model';
 import type { SendOutcome } from './agent';
 import type { TeammateDescriptor } from './session';
+import type { MemberStatusReport } from './lead';
 
 // ---- Team activities (the worker that runs the Lead and its members) --------------------------------
 
@@ -21,6 +22,12 @@ export interface RunTeamToolInput {
 export interface ReconcileTeammateInput {
   workflowId: string;
   descriptor: TeammateDescriptor;
+}
+
+export interface ReportMemberStatusInput {
+  /** The Lead's workflow id (the Team's id), from the member's own descriptor, never from model input. */
+  teamId: string;
+  report: MemberStatusReport;
 }
 
 export type ReconcileOutcome = { phase: 'active' } | { phase: 'failed'; reason: string; drained: boolean };
@@ -53,6 +60,12 @@ export interface TeamActivities {
   stopTeammate(input: { workflowId: string }): Promise<void>;
   /** Whether a member that reported its own exit has closed on the server (waits up to MEMBER_CLOSE_WAIT_MS); never cancels it. */
   memberClosed(input: { workflowId: string }): Promise<boolean>;
+  /**
+   * A member's live status, signalled to its Lead (`reportMemberStatus`) by the worker: an activity
+   * of the member (workflows/common/agentActivities.ts `leadReports`). A closed Lead is no error:
+   * there is nothing left to report to.
+   */
+  reportMemberStatus(input: ReportMemberStatusInput): Promise<void>;
 }
 
 // ---- model calls ----------------------------------------------------------------------------------

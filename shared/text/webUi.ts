@@ -134,6 +134,11 @@ export function toolCallSummary(name: string, call: ToolCall): string {
   return oneLine(`${markdownText(name)} · ${toolStep(call)}`, MAX_SUMMARY_LENGTH);
 }
 
+/** A member's status report to its Lead: `parser-dev · reportMemberStatus running turn 2`. */
+export function statusReportSummary(name: string, status: LiveStatus, turn: number): string {
+  return oneLine(`${markdownText(name)} · reportMemberStatus ${status} turn ${turn}`, MAX_SUMMARY_LENGTH);
+}
+
 /** The Lead's control activities: `lead · stopTeammate parser-dev`. */
 export function controlSummary(activity: 'stopTeammate' | 'reconcileTeammate' | 'memberClosed', workflowId: string): string {
   return oneLine(`lead · ${activity} ${markdownText(workflowId)}`, MAX_SUMMARY_LENGTH);

@@ -115,7 +115,17 @@ test('a Lead with a prompt plans, spawns a fresh and a fork teammate, waits for 
   // (plan + handled, spawn bob + handled, the final answer).
   expect(leadActivities).toEqual(Array(5).fill('callModel'));
   const aliceActivities = await activityTypes(env.client, teammateWorkflowId(team.teamId, 'alice'));
-  expect(aliceActivities).toEqual(['callModel', 'runTeamTool', 'runWorkTool', 'runTeamTool', 'runTeamTool', 'callModel']);
+  // Her turn between its two status reports (running, then idle), which her worker signals to the Lead.
+  expect(aliceActivities).toEqual([
+    'reportMemberStatus',
+    'callModel',
+    'runTeamTool',
+    'runWorkTool',
+    'runTeamTool',
+    'runTeamTool',
+    'callModel',
+    'reportMemberStatus',
+  ]);
 
   await team.dispose();
   expect(await runningWorkflowsOfTeam(env.client, team.teamId)).toEqual([]);

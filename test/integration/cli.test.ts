@@ -118,9 +118,11 @@ test('a Team started from the CLI with a prompt runs a Lead agent and two teamma
   expect(accepted.filter((name) => name === 'transitionTask')).toHaveLength(2);
   expect(accepted.filter((name) => name === 'sendMessage')).toHaveLength(2);
   expect(leadEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'reportMemberStatus').length).toBeGreaterThanOrEqual(4);
-  // A teammate: its own model calls, Team tools through the Lead, work tools on the checkout queue.
+  // A teammate: its own model calls, Team tools through the Lead, work tools on the checkout queue,
+  // between the status reports its worker signals to the Lead as its turn starts and ends.
   const devEvents = (await env.client.workflow.getHandle(teammateWorkflowId(teamId, 'parser-dev')).fetchHistory()).events ?? [];
   expect(devEvents.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean)).toEqual([
+    'reportMemberStatus',
     'callModel',
     'runTeamTool',
     'callModel',
@@ -128,6 +130,7 @@ test('a Team started from the CLI with a prompt runs a Lead agent and two teamma
     'runTeamTool',
     'runTeamTool',
     'callModel',
+    'reportMemberStatus',
   ]);
   expect(devEvents.filter((e) => e.workflowExecutionSignaledEventAttributes).length).toBe(0); // its initial message came in the start input
 

@@ -147,7 +147,13 @@ describe('the Temporal Web UI as a Team dashboard', () => {
     // Activity summaries: model calls by member, turn and step; tools by member and a short command prefix.
     const mateSummaries = await activitySummaries(mate);
     expect(mateSummaries).toEqual(
-      expect.arrayContaining(['parser-dev · callModel turn 1 step 1', 'parser-dev · bash: ls -la src', 'parser-dev · callModel turn 1 step 2']),
+      expect.arrayContaining([
+        'parser-dev · reportMemberStatus running turn 1',
+        'parser-dev · callModel turn 1 step 1',
+        'parser-dev · bash: ls -la src',
+        'parser-dev · callModel turn 1 step 2',
+        'parser-dev · reportMemberStatus idle turn 1',
+      ]),
     );
     expect(await activitySummaries(lead)).toEqual(expect.arrayContaining(['lead · callModel turn 1 step 1']));
 

@@ -13,6 +13,7 @@ import {
   MAX_SUMMARY_LENGTH,
   commandPrefix,
   controlSummary,
+  statusReportSummary,
   leadContext,
   leadDetails,
   memberDetails,
@@ -133,6 +134,7 @@ describe('Web UI activity summaries', () => {
     );
     expect(toolCallSummary('mate', { id: 'c', name: 'task_update', argumentsJson: '{"taskId":1}' })).toBe('mate · task_update');
     expect(controlSummary('stopTeammate', 't/teammate/mate')).toBe('lead · stopTeammate t/teammate/mate');
+    expect(statusReportSummary('parser-dev', 'running', 2)).toBe('parser-dev · reportMemberStatus running turn 2');
   });
 
   test('a bash summary keeps at most three words and stops before assignments, URLs and credentials', () => {
@@ -152,6 +154,7 @@ describe('Web UI activity summaries', () => {
       modelCallSummary(long, 1, 0),
       toolCallSummary(long, bash('ls')),
       controlSummary('reconcileTeammate', long),
+      statusReportSummary(long, 'idle', 1),
       toolStep({ id: 'c', name: long, argumentsJson: '{}' }),
     ]) {
       expect(text.length).toBeLessThanOrEqual(MAX_SUMMARY_LENGTH);
@@ -248,6 +251,7 @@ describe('Web UI text a model or a caller wrote renders as text', () => {
     expect(staticDetails).toContain('- **Model**: \\# \\<b\\>gpt\\</b\\> mail a\\[@\\]evil.example');
     expect(modelCallSummary(LINK, 1, 0)).toBe('\\[Fix required: open\\]\\(https\\[:\\]//evil.example/login\\) · callModel turn 1 step 1');
     expect(live(controlSummary('stopTeammate', `t/teammate/${LINK}`))).toEqual([]);
+    expect(live(statusReportSummary(LINK, 'exited', 3))).toEqual([]);
   });
 
   test('control and bidi characters in a name do not reach the Web UI', () => {
@@ -261,7 +265,13 @@ describe('Web UI text a model or a caller wrote renders as text', () => {
     // Every offset of the cut against the escapes, and names that grow to twice their length when escaped.
     for (let shift = 0; shift < 4; shift++) {
       const name = `${'a'.repeat(shift)}${'[('.repeat(150)}`;
-      for (const text of [toolStep(tool(name)), toolCallSummary('m', tool(name)), controlSummary('stopTeammate', name), modelCallSummary(name, 1, 0)]) {
+      for (const text of [
+        toolStep(tool(name)),
+        toolCallSummary('m', tool(name)),
+        controlSummary('stopTeammate', name),
+        modelCallSummary(name, 1, 0),
+        statusReportSummary(name, 'running', 1),
+      ]) {
         expect(text.length).toBeLessThanOrEqual(MAX_SUMMARY_LENGTH);
         expect(text.endsWith('…')).toBe(true);
         expect(live(text)).toEqual([]);

@@ -4,13 +4,21 @@
  * at a time over whatever is pending, with the Team profile's tools. It reports its live status to
  * the Lead. the session loop lives in session.ts.
  */
-import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
 import { teammateWorkflowId } from '../../shared/team';
 import { parseSessionInput } from '../common/workflowInputs';
 import * as defs from '../../shared/contract';
 import type { Implements, TeammateStateView, TeammateWorkflow } from '../../shared/contract';
 import type { TeammateRunInput } from '../../shared/session/carried';
 import { runSession } from './session';
+import { leadReports } from '../common/agentActivities';
+import { statusReportSummary } from '../../shared/text/webUi';
+
+/**
+ * Status reports go to the Lead through an activity (`leadReports`, which says why). Runs recorded
+ * before it signal the Lead from the workflow, and replay so. Never rename or reuse.
+ */
+export const STATUS_REPORT_ACTIVITY_PATCH = 'status-report-activity-v1';
 
 export async function teammate(rawInput: TeammateRunInput): Promise<TeammateStateView> {
   const input = parseSessionInput('teammate', rawInput, workflowInfo().workflowId, teammateWorkflowId);
@@ -20,16 +28,12 @@ export async function teammate(rawInput: TeammateRunInput): Promise<TeammateStat
     toolset: 'team',
     // Live status is advisory for the Lead (wait edges, send receipts); losing one to a closed Lead is harmless.
     report: async (status, turn, consumed, settled, usage, exhausted) => {
+      const report: defs.MemberStatusReport = { name: input.descriptor.name, status, turn, consumed, settled, usage, ...(exhausted ? { exhausted } : {}) };
       try {
-        await lead.signal(defs.reportMemberStatusSignal, {
-          name: input.descriptor.name,
-          status,
-          turn,
-          consumed,
-          settled,
-          usage,
-          ...(exhausted ? { exhausted } : {}),
-        });
+        if (patched(STATUS_REPORT_ACTIVITY_PATCH)) {
+          const summary = statusReportSummary(input.descriptor.name, status, turn);
+          await leadReports.reportMemberStatus.executeWithOptions({ summary }, [{ teamId: input.descriptor.teamId, report }]);
+        } else await lead.signal(defs.reportMemberStatusSignal, report);
       } catch {
         // The Lead has finished: nothing to report to.
       }
