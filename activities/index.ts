@@ -17,6 +17,8 @@ import { memberNameProblem } from '../shared/team/roster';
 const WORKFLOW_EXECUTION_STATUS_RUNNING = 1;
 /** The gRPC status of a describe for an id that holds no workflow. */
 const GRPC_NOT_FOUND = 5;
+/** How long one attempt of reportMemberStatus gives its signal: half the attempt's 10 s (workflows/common/agentActivities.ts). */
+const REPORT_SIGNAL_DEADLINE_MS = 5_000;
 /** How long memberClosed waits for a member that reported its exit to close (it closes in its next workflow task). */
 const MEMBER_CLOSE_WAIT_MS = 10_000;
 
@@ -74,7 +76,9 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
   return {
     async reportMemberStatus({ teamId, report }: ReportMemberStatusInput): Promise<void> {
       try {
-        await client.workflow.getHandle(teamId).signal(reportMemberStatusSignal, report);
+        // An attempt gives up its signal well before the attempt times out, rather than leave it in
+        // flight while a retry, and then the member's next report, go out after it.
+        await client.withDeadline(Date.now() + REPORT_SIGNAL_DEADLINE_MS, () => client.workflow.getHandle(teamId).signal(reportMemberStatusSignal, report));
       } catch (error) {
         // The Lead has closed (or never was): live status is advisory, and nobody is left to tell.
         if (error instanceof WorkflowNotFoundError) return;
