@@ -45,7 +45,8 @@ const BUSY_MS = 60_000;
 const TEAM_QUEUE = 'bench-floor-team';
 const BARE_QUEUE = 'bench-floor-bare';
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const quantile = (xs: number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)] ?? NaN;
+const median = (xs: number[]): number => quantile(xs, 0.5);
 const since = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
 const timed = async (op: () => Promise<unknown>): Promise<number> => {
   const start = process.hrtime.bigint();
@@ -91,7 +92,6 @@ const row = (measure: string, team: number, floor: number, digits: number): stri
 const perHundred = ({ delivered, busyWorkflow }: SignalTaskCounts): number => (100 * busyWorkflow) / Math.max(1, delivered);
 const busyRow = (during: string): string =>
   `signal deliveries the server tried again on a busy workflow, per 100 deliveries: during ${during} vs during the relays`;
-const quantile = (xs: number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)] ?? NaN;
 
 /**
  * Runs the floor rows against the dev server at `address`; returns the table rows (Team, floor,
@@ -209,12 +209,11 @@ export async function benchFloor(address: string, metricsUrl?: string): Promise<
       // Signal deliveries the server counted while each side's sends were in flight (the Team's include its teammates' status reports).
       const deliveries = { team: { delivered: 0, busyWorkflow: 0 }, floor: { delivered: 0, busyWorkflow: 0 }, midTurn: { delivered: 0, busyWorkflow: 0 } };
       const counted = async (side: keyof typeof deliveries, measure: () => Promise<number>): Promise<number> => {
-        const before: SignalTaskCounts | undefined = metricsUrl ? await signalTaskCounts(metricsUrl) : undefined;
+        if (!metricsUrl) return measure();
+        const before = await signalTaskCounts(metricsUrl);
         const ms = await measure();
-        if (metricsUrl && before) {
-          const during = countsSince(before, await signalTaskCounts(metricsUrl));
-          deliveries[side] = { delivered: deliveries[side].delivered + during.delivered, busyWorkflow: deliveries[side].busyWorkflow + during.busyWorkflow };
-        }
+        const during = countsSince(before, await signalTaskCounts(metricsUrl));
+        deliveries[side] = { delivered: deliveries[side].delivered + during.delivered, busyWorkflow: deliveries[side].busyWorkflow + during.busyWorkflow };
         return ms;
       };
       for (let round = 0; round < SEND_ROUNDS; round++) {
