@@ -9,10 +9,9 @@
 import { answer, script, scriptText, send, think, tool } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import type { ConversationEntry } from '../../shared/contract';
-import { teammateWorkflowId } from '../../shared/team';
 import { useClientAndWorker } from '../support/harness';
 import { uniqueId } from '../support/temporal';
-import { eventually, newTeam, teammateState } from '../support/teams';
+import { eventually, newTeam, teammateState, untilModelCallStarted } from '../support/teams';
 
 const env = useClientAndWorker();
 
@@ -84,10 +83,7 @@ test("unknown content stays decoded JSON: an own __proto__ key survives a teamma
   const team = await TeamClient.start(env.client, { teamId: uniqueId('team-proto-mate'), taskQueue: env.worker.taskQueue, teammateMaxTurnsPerRun: 1 });
   await team.spawnTeammate({ name: 'keeper', message: script(think(3_000)) as never });
   // Its model call has started: the turn is past its step boundary, so a message now waits for the next turn.
-  await eventually(
-    async () => (await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'keeper')).describe()).raw.pendingActivities ?? [],
-    (pending) => pending.some((a) => a.activityType?.name === 'callModel' && a.lastStartedTime),
-  );
+  await untilModelCallStarted(team, 'keeper');
   // Arrives while the first turn thinks: it is still pending when that run continues as new.
   await team.sendMessage('keeper', protoContent() as never, 'proto-pending');
   const state = await eventually(

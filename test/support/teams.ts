@@ -59,14 +59,23 @@ export async function spawnUntil(team: TeamClient, name: string, message: string
   );
 }
 
+/**
+ * Waits until the member's model call has started: its turn is past the step boundary, so a message
+ * or a cancel from now on meets the model call, not the `running` report before it.
+ */
+export async function untilModelCallStarted(team: TeamClient, name: string): Promise<void> {
+  const handle = team.handle().client.getHandle(teammateWorkflowId(team.teamId, name));
+  await eventually(
+    async () => (await handle.describe()).raw.pendingActivities ?? [],
+    (pending) => pending.some((a) => a.activityType?.name === 'callModel' && a.lastStartedTime),
+  );
+}
+
 /** Two teammates: `busy` mid-turn (its model call thinks for `thinkMs`) and `quiet`, idle after one answer. */
 export async function withBusyAndQuietMates(team: TeamClient, thinkMs: number): Promise<TeamClient> {
   await team.spawnTeammate({ name: 'busy', message: scriptText(think(thinkMs), answer('never reached')) });
   await spawnUntil(team, 'quiet', scriptText(answer('done at once')), 'idle');
-  await eventually(
-    () => teammateState(team, 'busy'),
-    (s) => s.status === 'running',
-  );
+  await untilModelCallStarted(team, 'busy');
   return team;
 }
 
