@@ -36,7 +36,7 @@ import {
   type ProvisioningRecord,
 } from '../support/reconciliation';
 import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
-import { eventually, rejectionOf, runningWorkflowsOfTeam, teammateState } from '../support/teams';
+import { eventually, rejectionOf, runningWorkflowsOfTeam, teammateState, untilModelCallStarted } from '../support/teams';
 
 let client: Client;
 let closeClient: () => Promise<void>;
@@ -255,10 +255,8 @@ describe('reconciliation of an unterminated provisioning record against the chil
       provisioningRunInput(teamId, records),
     );
     const early = TeamClient.attach(client, teamId);
-    await eventually(
-      () => teammateState(early, 'pending-mate'),
-      (s) => s.status === 'running',
-    );
+    // Past its turn's step boundary: the message waits in the inbox instead of joining the turn.
+    await untilModelCallStarted(early, 'pending-mate');
     await client.workflow.getHandle(teammateWorkflowId(teamId, 'pending-mate')).signal(deliverMessageSignal, leadMessage(pendingId, 'start', 1));
     const pending = await eventually(
       () => teammateState(early, 'pending-mate'),
