@@ -14,7 +14,8 @@ import { eventually, runningWorkflowsOfTeam } from '../support/teams';
 import { workerAndClientOn } from '../support/temporal';
 
 test('the Team survives the server being killed and restarted on its persistent database', async () => {
-  const dbFilename = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'restart-')), 'temporal.sqlite');
+  // In the run's directory, which globalTeardown.ts deletes.
+  const dbFilename = path.join(fs.mkdtempSync(path.join(process.env.AGENT_TEAMS_TEST_DIR ?? os.tmpdir(), 'restart-')), 'temporal.sqlite');
   const port = await freePort();
   let server: DevServer = await startDevServer({ dbFilename, port, uiPort: false });
   const { client, close } = await workerAndClientOn(server.address, 'restart');

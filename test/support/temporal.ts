@@ -42,9 +42,15 @@ export interface RunningWorker {
   stop: () => Promise<void>;
 }
 
-/** A fresh directory standing in for the shared checkout, so work tools never touch the repository; bash's to write (bashUser.ts). */
+/**
+ * A fresh directory standing in for the shared checkout, so work tools never touch the repository; bash's to write (bashUser.ts).
+ * Under the integration run's own directory when there is one (AGENT_TEAMS_TEST_DIR, made by globalSetup.ts), which
+ * globalTeardown.ts deletes with the dev server's database: a checkout can hold a test's large files, and none outlives the run.
+ */
 export function tempCheckout(): string {
-  return giveToBash(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-')));
+  const runDir = process.env.AGENT_TEAMS_TEST_DIR;
+  if (runDir === undefined) return giveToBash(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-')));
+  return giveToBash(fs.mkdtempSync(path.join(runDir, 'checkout-')), runDir);
 }
 
 /** An in-process worker on its own task queue, running until stop(). Work tools act on `checkoutRoot` (default: a temp dir). */
