@@ -6,6 +6,8 @@
  *
  *  - editTask p50 vs a bare CAS Update with a validator; getTask (query) p50 vs a bare query of a
  *    small state: interleaved blocks of 10 operations, N per side, p50 of every operation's latency.
+ *    A third side sends the same editTask and getTask to the same Lead through the SDK alone
+ *    (executeUpdate, query), which splits the gap into the TeamClient's call engine and the rest.
  *  - 64 racing claims (32 members, two callers each, one task at one revision, raw SDK callers as
  *    the members' workflows call) vs 64 racing bare CAS Updates at one revision: time until every
  *    caller has its answer, median of 21 rounds, exactly one winner per round on both sides; and, in
@@ -22,7 +24,7 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import * as path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { TeamClient, withUpdateSlot } from '../client/teamClient';
-import { claimTaskUpdate } from '../shared/contract';
+import { LEAD, claimTaskUpdate, editTaskUpdate, getTaskQuery } from '../shared/contract';
 import { startDevServer } from '../scripts/devServer';
 import { spawnWorkerProcess } from '../test/support/workerProcess';
 import { casUpdate, finishSignal, landedQuery, readCasQuery, relayUpdate } from './floorBaselines';
@@ -54,16 +56,18 @@ const timed = async (op: () => Promise<unknown>): Promise<number> => {
   return since(start);
 };
 
-/** Interleaved blocks of BLOCK operations until each side has N latencies; which side goes first alternates. */
-async function interleaved(team: () => Promise<unknown>, floor: () => Promise<unknown>): Promise<{ team: number[]; floor: number[] }> {
-  const out = { team: [] as number[], floor: [] as number[] };
-  for (let warm = 0; warm < BLOCK; warm++) await Promise.all([team(), floor()]);
-  for (let block = 0; out.team.length < N; block++) {
-    const sides: Array<['team' | 'floor', () => Promise<unknown>]> = [
-      ['team', team],
-      ['floor', floor],
-    ];
-    for (const [name, op] of block % 2 === 0 ? sides : sides.reverse()) for (let i = 0; i < BLOCK; i++) out[name].push(await timed(op));
+/**
+ * Interleaved blocks of BLOCK operations until each side has N latencies. The order of the sides
+ * rotates by one every block, so each side goes first, last and between equally often.
+ */
+async function interleaved<K extends string>(sides: Record<K, () => Promise<unknown>>): Promise<Record<K, number[]>> {
+  const names = Object.keys(sides) as K[];
+  const out = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  // One at a time: two sides may act on the same state (the Team's editTask through the TeamClient and the SDK).
+  for (let warm = 0; warm < BLOCK; warm++) for (const name of names) await sides[name]();
+  for (let block = 0; out[names[0]!].length < N; block++) {
+    const first = block % names.length;
+    for (const name of [...names.slice(first), ...names.slice(0, first)]) for (let i = 0; i < BLOCK; i++) out[name].push(await timed(sides[name]));
   }
   return out;
 }
@@ -121,18 +125,36 @@ export async function benchFloor(address: string, metricsUrl?: string): Promise<
       const cas = await startBare('casFloor', 'ops');
       let revision = 0;
       let edits = 0;
-      const mutations = await interleaved(
-        async () => void ({ task } = await team.editTask({ taskId: task.id, expectedRevision: task.revision, description: `d${edits++}` })),
-        async () => void (revision = await cas.executeUpdate(casUpdate, { args: [{ expectedRevision: revision, value: `d${revision}` }] })),
+      // The same Lead through the SDK's executeUpdate and query alone: what the TeamClient's call engine
+      // (deadline, update slot, retries, typed errors) adds, apart from what the Lead's activation does.
+      const lead = client.workflow.getHandle(team.teamId);
+      const mutations = await interleaved({
+        team: async () => void ({ task } = await team.editTask({ taskId: task.id, expectedRevision: task.revision, description: `d${edits++}` })),
+        sdk: async () =>
+          void ({ task } = await lead.executeUpdate(editTaskUpdate, {
+            args: [{ taskId: task.id, expectedRevision: task.revision, description: `d${edits++}`, caller: LEAD }],
+          })),
+        floor: async () => void (revision = await cas.executeUpdate(casUpdate, { args: [{ expectedRevision: revision, value: `d${revision}` }] })),
+      });
+      console.log(
+        `  floor: editTask p50 ${median(mutations.team).toFixed(2)} ms (SDK alone ${median(mutations.sdk).toFixed(2)}), ` +
+          `CAS Update p50 ${median(mutations.floor).toFixed(2)} ms`,
       );
-      console.log(`  floor: editTask p50 ${median(mutations.team).toFixed(2)} ms, CAS Update p50 ${median(mutations.floor).toFixed(2)} ms`);
       rows.push(row(`editTask p50, ${N} in blocks of ${BLOCK} (ms) vs a bare CAS Update with a validator`, median(mutations.team), median(mutations.floor), 2));
-      const reads = await interleaved(
-        () => team.task(task.id),
-        () => cas.query(readCasQuery),
+      rows.push(
+        row(`the same editTask through the SDK's executeUpdate, no TeamClient (ms) vs the same CAS Update`, median(mutations.sdk), median(mutations.floor), 2),
       );
-      console.log(`  floor: getTask p50 ${median(reads.team).toFixed(2)} ms, bare query p50 ${median(reads.floor).toFixed(2)} ms`);
+      const reads = await interleaved({
+        team: () => team.task(task.id),
+        sdk: () => lead.query(getTaskQuery, { taskId: task.id }),
+        floor: () => cas.query(readCasQuery),
+      });
+      console.log(
+        `  floor: getTask p50 ${median(reads.team).toFixed(2)} ms (SDK alone ${median(reads.sdk).toFixed(2)}), ` +
+          `bare query p50 ${median(reads.floor).toFixed(2)} ms`,
+      );
       rows.push(row(`getTask query p50, ${N} in blocks of ${BLOCK} (ms) vs a bare query of a small state`, median(reads.team), median(reads.floor), 2));
+      rows.push(row(`the same getTask through the SDK's query, no TeamClient (ms) vs the same bare query`, median(reads.sdk), median(reads.floor), 2));
       await team.dispose();
 
       // 64 racing claims

@@ -45,7 +45,7 @@ const SETTLE_MS = 5_000;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-/** The compiled worker, as `npm run worker:compiled` runs it, with extra variables. */
+/** The compiled worker, as `npm run worker:compiled` and the image run it, with extra variables. */
 function compiledWorker(taskQueue: string, address: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
   return spawnWorkerProcess(taskQueue, {
     address,
@@ -53,7 +53,13 @@ function compiledWorker(taskQueue: string, address: string, env: Record<string, 
     command: {
       node: process.execPath,
       args: [path.join(ROOT, 'dist/worker/main.js')],
-      env: { ...process.env, AGENT_TEAMS_WORKFLOW_BUNDLE: path.join(ROOT, 'dist/workflow-bundle.js'), AGENT_TEAMS_LOG_FORMAT: 'json' },
+      // Two malloc arenas unless the caller says otherwise, as the image (Dockerfile) and `npm run worker:compiled` set.
+      env: {
+        ...process.env,
+        MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+        AGENT_TEAMS_WORKFLOW_BUNDLE: path.join(ROOT, 'dist/workflow-bundle.js'),
+        AGENT_TEAMS_LOG_FORMAT: 'json',
+      },
     },
   });
 }

@@ -302,6 +302,9 @@ describe('self-hosted deployment (docker-compose.yml)', () => {
       expect(runtime).toMatch(/apt-get install -y --no-install-recommends bubblewrap tini/);
       expect(runtime).toMatch(/^USER node$/m);
       expect(runtime).toMatch(/AGENT_TEAMS_WORKFLOW_BUNDLE=\/app\/dist\/workflow-bundle\.js/);
+      // Two malloc arenas, as bench:footprint and `npm run worker:compiled` run the worker (docs/benchmarks.md).
+      expect(runtime).toMatch(/^\s+MALLOC_ARENA_MAX=2 \\$/m);
+      expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['worker:compiled']).toMatch(/^MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} /);
       expect(runtime).toMatch(/^WORKDIR \/app$/m);
       expect(runtime).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m);
       expect(runtime).toMatch(/^CMD \["node", "dist\/worker\/main\.js"\]$/m);
