@@ -3,19 +3,16 @@
  * process is killed and started again on the same database and port. The worker reconnects by
  * itself and the Team carries on with its roster, board and inboxes intact.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { TeamClient } from '../../client/teamClient';
 import { freePort, startDevServer, type DevServer } from '../../scripts/devServer';
 import { getTeammateStateQuery } from '../../shared/contract';
 import { teammateWorkflowId } from '../../shared/team';
 import { eventually, runningWorkflowsOfTeam } from '../support/teams';
-import { workerAndClientOn } from '../support/temporal';
+import { scratchDir, workerAndClientOn } from '../support/temporal';
 
 test('the Team survives the server being killed and restarted on its persistent database', async () => {
-  // In the run's directory, which globalTeardown.ts deletes.
-  const dbFilename = path.join(fs.mkdtempSync(path.join(process.env.AGENT_TEAMS_TEST_DIR ?? os.tmpdir(), 'restart-')), 'temporal.sqlite');
+  const dbFilename = path.join(scratchDir('restart-'), 'temporal.sqlite');
   const port = await freePort();
   let server: DevServer = await startDevServer({ dbFilename, port, uiPort: false });
   const { client, close } = await workerAndClientOn(server.address, 'restart');

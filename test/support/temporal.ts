@@ -43,14 +43,19 @@ export interface RunningWorker {
 }
 
 /**
+ * A fresh directory named `prefix…` in the integration run's own directory when there is one (AGENT_TEAMS_TEST_DIR,
+ * made by globalSetup.ts), which globalTeardown.ts deletes with the dev server's database; in the temp dir otherwise.
+ */
+export function scratchDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(process.env.AGENT_TEAMS_TEST_DIR ?? os.tmpdir(), prefix));
+}
+
+/**
  * A fresh directory standing in for the shared checkout, so work tools never touch the repository; bash's to write (bashUser.ts).
- * Under the integration run's own directory when there is one (AGENT_TEAMS_TEST_DIR, made by globalSetup.ts), which
- * globalTeardown.ts deletes with the dev server's database: a checkout can hold a test's large files, and none outlives the run.
+ * A scratch directory: a checkout can hold a test's large files, and none outlives the run.
  */
 export function tempCheckout(): string {
-  const runDir = process.env.AGENT_TEAMS_TEST_DIR;
-  if (runDir === undefined) return giveToBash(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-teams-checkout-')));
-  return giveToBash(fs.mkdtempSync(path.join(runDir, 'checkout-')), runDir);
+  return giveToBash(scratchDir('agent-teams-checkout-'), process.env.AGENT_TEAMS_TEST_DIR);
 }
 
 /** An in-process worker on its own task queue, running until stop(). Work tools act on `checkoutRoot` (default: a temp dir). */
