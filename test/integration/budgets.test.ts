@@ -89,7 +89,9 @@ test("a teammate's budget stops it at its next model call, the Lead is told; rai
   );
   expect(after.conversation.at(-1)).toMatchObject({ role: 'assistant', content: 'the second job is done' });
   expect(after.usage.total.calls).toBe(4);
-  expect(await operator.usage().then((u) => u.members.find((m) => m.name === 'mate')?.total.calls)).toBe(4);
+  // The Lead learns it from the member's idle report, an activity that may land after the member's own state says idle.
+  const mateCalls = () => operator.usage().then((u) => u.members.find((m) => m.name === 'mate')?.total.calls);
+  expect(await eventually(mateCalls, (calls) => calls === 4, 10_000)).toBe(4);
   await expectClean(lead.teamId);
 }, 120_000);
 
