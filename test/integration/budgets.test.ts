@@ -137,8 +137,14 @@ test('two scripted teammates that keep messaging each other are stopped by their
   }
   // pong's last send reached ping after ping stopped: it waits there, not lost and not answered.
   expect((await teammateState(lead, 'ping')).pending).toEqual([expect.objectContaining({ from: 'pong' })]);
-  const told = (await lead.readLeadInbox()).map((m) => (m.content as { teammate?: string }).teammate).sort();
-  expect(told).toEqual(['ping', 'pong']);
+  // Each note comes with its member's idle report, an activity that can land after the member's own
+  // state says idle; a read takes what it returns, so the reads are gathered until both came.
+  const told: Array<string | undefined> = [];
+  await eventually(
+    async () => told.push(...(await lead.readLeadInbox()).map((m) => (m.content as { teammate?: string }).teammate)),
+    () => told.length >= 2,
+  );
+  expect(told.sort()).toEqual(['ping', 'pong']);
 
   // The rest of the Team is undisturbed: the bystander still works, the board still takes changes.
   const { task } = await lead.createTask({ subject: 'after the runaway' });

@@ -175,7 +175,12 @@ describe('the panel in headless Chromium', () => {
     await expectText(usage.locator('tr[data-name="reviewer"] td').nth(2), HOSTILE_MODEL);
     expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
     expect(await usage.locator('img').count()).toBe(0);
-    await expectText(usage.locator('tr[data-total="true"] td').nth(3), String((await team.usage()).total.calls));
+    // The Lead counts the reviewer's call from its idle report, which can land after the reviewer's own state says idle.
+    const teamUsage = await eventually(
+      () => team.usage(),
+      (u) => (u.members.find((m) => m.name === 'reviewer')?.total.calls ?? 0) > 0,
+    );
+    await expectText(usage.locator('tr[data-total="true"] td').nth(3), String(teamUsage.total.calls));
 
     await team.dispose();
     await page.getByTestId('connection').filter({ hasText: 'the Team has finished' }).waitFor();

@@ -82,8 +82,13 @@ describe('send_message steers a running turn', () => {
     expect(countOf(inputs[1]!, rendered)).toBe(1);
     expect(inputs[1]!.at(-1)).toEqual({ role: 'user', content: rendered });
 
-    // The Lead counts the message settled: the teammate is not busy with unread mail.
-    expect((await team.handle().query(getLiveStatusQuery)).mate).toBe('idle');
+    // The Lead counts the message settled: the teammate is not busy with unread mail. The Lead hears
+    // it from the idle report, an activity that can land after the teammate's own state says idle.
+    const live = await eventually(
+      () => team.handle().query(getLiveStatusQuery),
+      (s) => s.mate === 'idle',
+    );
+    expect(live.mate).toBe('idle');
     await team.dispose();
   });
 
