@@ -3,10 +3,18 @@
  * only their types.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { type Client, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client';
+import { type Client, type WorkflowHandle, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client';
 import { TeamClient } from '../client/teamClient';
-import type { ReconcileOutcome, ReconcileTeammateInput, ReportMemberStatusInput, RunTeamToolInput, TeamActivities } from '../shared/contract';
-import { getTeammateStateQuery, reportMemberStatusSignal, TEAMMATE_WORKFLOW_TYPE } from '../shared/contract';
+import type {
+  ReconcileOutcome,
+  ReconcileTeammateInput,
+  ReportMemberStatusInput,
+  RequestModelCallInput,
+  RunTeamToolInput,
+  TeamActivities,
+} from '../shared/contract';
+import { getTeammateStateQuery, modelCallRequestSignal, reportMemberStatusSignal, TEAMMATE_WORKFLOW_TYPE } from '../shared/contract';
+import { TEAM_CLOSED } from '../shared/contract/failures';
 import { runTeamToolCall } from '../shared/agent/dispatch';
 import type { DispatchResult } from '../shared/agent/loop';
 import { errorMessage } from '../shared/util/errors';
@@ -17,8 +25,8 @@ import { memberNameProblem } from '../shared/team/roster';
 const WORKFLOW_EXECUTION_STATUS_RUNNING = 1;
 /** The gRPC status of a describe for an id that holds no workflow. */
 const GRPC_NOT_FOUND = 5;
-/** How long one attempt of reportMemberStatus gives its signal: half the attempt's 10 s (workflows/common/agentActivities.ts). */
-const REPORT_SIGNAL_DEADLINE_MS = 5_000;
+/** How long one attempt of reportMemberStatus or requestModelCall gives its signal: half the attempt's 10 s (workflows/common/agentActivities.ts). */
+const LEAD_SIGNAL_DEADLINE_MS = 5_000;
 /** How long memberClosed waits for a member that reported its exit to close (it closes in its next workflow task). */
 const MEMBER_CLOSE_WAIT_MS = 10_000;
 
@@ -60,6 +68,22 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
     await awaitClosed(workflowId);
   }
 
+  /**
+   * A member's signal to its Lead, sent by the worker (workflows/common/agentActivities.ts
+   * `leadSignals` says why). An attempt gives up its signal well before the attempt times out,
+   * rather than leave it in flight while a retry, and then the member's next signal, go out after
+   * it. 'closed': the Lead has closed, or never was.
+   */
+  async function signalLead(teamId: string, send: (lead: WorkflowHandle) => Promise<void>): Promise<'sent' | 'closed'> {
+    try {
+      await client.withDeadline(Date.now() + LEAD_SIGNAL_DEADLINE_MS, () => send(client.workflow.getHandle(teamId)));
+      return 'sent';
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return 'closed';
+      throw error;
+    }
+  }
+
   /** The memo entry that does not decode (its key and the error), or null when every entry decodes. */
   async function undecodableMemo(workflowId: string): Promise<string | null> {
     const raw = await rawDescription(workflowId);
@@ -75,14 +99,17 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
 
   return {
     async reportMemberStatus({ teamId, report }: ReportMemberStatusInput): Promise<void> {
-      try {
-        // An attempt gives up its signal well before the attempt times out, rather than leave it in
-        // flight while a retry, and then the member's next report, go out after it.
-        await client.withDeadline(Date.now() + REPORT_SIGNAL_DEADLINE_MS, () => client.workflow.getHandle(teamId).signal(reportMemberStatusSignal, report));
-      } catch (error) {
-        // The Lead has closed (or never was): live status is advisory, and nobody is left to tell.
-        if (error instanceof WorkflowNotFoundError) return;
-        throw error;
+      // The Lead has closed (or never was): live status is advisory, and nobody is left to tell.
+      if ((await signalLead(teamId, (lead) => lead.signal(reportMemberStatusSignal, report))) === 'closed') return;
+    },
+
+    async requestModelCall({ teamId, request }: RequestModelCallInput): Promise<void> {
+      if ((await signalLead(teamId, (lead) => lead.signal(modelCallRequestSignal, request))) === 'closed') {
+        throw ApplicationFailure.create({
+          type: TEAM_CLOSED,
+          message: `the Team ${teamId} has finished: nobody is left to answer a model call request`,
+          nonRetryable: true,
+        });
       }
     },
 

@@ -21,19 +21,19 @@
  *    mid-turn, so that no send starts a turn: the send path without the teammates' reactions.
  */
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import * as path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { TeamClient, withUpdateSlot } from '../client/teamClient';
 import { LEAD, claimTaskUpdate, editTaskUpdate, getTaskQuery } from '../shared/contract';
-import { startDevServer } from '../scripts/devServer';
 import { spawnWorkerProcess } from '../test/support/workerProcess';
 import { casUpdate, finishSignal, landedQuery, readCasQuery, relayUpdate } from './floorBaselines';
-import { allIdle, allInStatus, allNowInStatus, measuredTable } from './teamReady';
+import { allIdle, allInStatus, allNowInStatus } from './teamReady';
+import { runOnItsOwn } from './standalone';
 import { answer, script, think } from '../activities/providers/scriptedModelScript';
 import { historyMarks, workflowTaskTimes } from './workflowTasks';
 import { refusedUpdateFailureMicros } from './failures';
 import { countsSince, signalTaskCounts, type SignalTaskCounts } from './serverMetrics';
 import { teammateWorkflowId } from '../shared/team/roster';
+import { otherCheckoutsWorker } from './otherCheckout';
 
 const N = Number(process.env.BENCH_FLOOR_OPS ?? 300);
 const BLOCK = 10;
@@ -70,19 +70,6 @@ async function interleaved<K extends string>(sides: Record<K, () => Promise<unkn
     for (const name of [...names.slice(first), ...names.slice(0, first)]) for (let i = 0; i < BLOCK; i++) out[name].push(await timed(sides[name]));
   }
   return out;
-}
-
-/**
- * BENCH_FLOOR_WORKER_ROOT: the Team's worker from another checkout of the project (a worktree of an
- * older commit, its node_modules linked to this one's), so two versions of the code meet the same
- * floor: run the bench once with it and once without, and compare the ratios.
- */
-function otherCheckoutsWorker(): { command?: { node: string; args: string[]; env: NodeJS.ProcessEnv } } {
-  const root = process.env.BENCH_FLOOR_WORKER_ROOT;
-  if (!root) return {};
-  console.log(`  floor: the Team's worker from ${root}`);
-  const env = { ...process.env, TS_NODE_PROJECT: path.join(root, 'tsconfig.json') };
-  return { command: { node: process.execPath, args: ['-r', 'ts-node/register/transpile-only', path.join(root, 'worker/main.ts')], env } };
 }
 
 const row = (measure: string, team: number, floor: number, digits: number): string[] => [
@@ -344,21 +331,8 @@ export async function benchFloor(address: string, metricsUrl?: string): Promise<
   return rows;
 }
 
-async function main(): Promise<void> {
+if (require.main === module) {
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
   console.log(`bench:floor: N=${N} in blocks of ${BLOCK}, ${RACE_ROUNDS} race rounds, ${SEND_ROUNDS} send rounds; starting the dev server…`);
-  const server = await startDevServer({ uiPort: false });
-  try {
-    const rows = await benchFloor(server.address, server.metricsUrl);
-    console.log(`\n${measuredTable(['Measure', 'Team', 'Floor', 'Ratio'], rows)}`);
-  } finally {
-    await server.stop();
-  }
-}
-
-if (require.main === module) {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
+  runOnItsOwn(['Measure', 'Team', 'Floor', 'Ratio'], (server) => benchFloor(server.address, server.metricsUrl));
 }

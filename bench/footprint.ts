@@ -28,10 +28,11 @@ import { TeamClient } from '../client/teamClient';
 import type { JsonValue } from '../shared/contract/json';
 import { getTeammateStateQuery } from '../shared/contract/session';
 import { teammateWorkflowId } from '../shared/team/roster';
-import { freePort, startDevServer } from '../scripts/devServer';
+import { freePort } from '../scripts/devServer';
 import { countOn, scrape } from '../test/support/prometheus';
 import { spawnWorkerProcess, type WorkerProcess } from '../test/support/workerProcess';
-import { allIdle, measuredTable } from './teamReady';
+import { allIdle } from './teamReady';
+import { runOnItsOwn } from './standalone';
 
 const ROOT = path.resolve(__dirname, '..');
 const LEVELS = (process.env.BENCH_FOOTPRINT_LEVELS ?? '0,64,256,512').split(',').map(Number);
@@ -212,22 +213,9 @@ export async function benchFootprint(address: string): Promise<string[][]> {
   return rows;
 }
 
-async function main(): Promise<void> {
+if (require.main === module) {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   console.log('bench:footprint: building the compiled worker (npm run build)…');
   execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
-  const server = await startDevServer({ uiPort: false });
-  try {
-    const rows = await benchFootprint(server.address);
-    console.log(`\n${measuredTable(['Measure', 'Team', 'Cached', 'Ratio or MB per teammate'], rows)}`);
-  } finally {
-    await server.stop();
-  }
-}
-
-if (require.main === module) {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
+  runOnItsOwn(['Measure', 'Team', 'Cached', 'Ratio or MB per teammate'], (server) => benchFootprint(server.address));
 }

@@ -34,6 +34,7 @@ import { createBenchActivities } from './activities';
 import { benchBashSandbox } from './bashSandbox';
 import { benchFileTools } from './fileTools';
 import { benchFloor } from './floor';
+import { benchTeamBudgetSends } from './teamBudgetSends';
 import { benchFootprint } from './footprint';
 import { benchModelCall } from './modelCall';
 import { benchCheckout } from './side';
@@ -213,6 +214,7 @@ async function main(): Promise<void> {
   await workerConnection.close();
   await connection.close();
   const floorRows = await benchFloor(server.address, server.metricsUrl);
+  const teamBudgetRows = await benchTeamBudgetSends(server.address, server.metricsUrl);
   console.log('  footprint: building the compiled worker (npm run build)…');
   execFileSync('npm', ['run', 'build'], { cwd: path.join(__dirname, '..'), stdio: 'inherit' });
   const footprintRows = await benchFootprint(server.address);
@@ -222,12 +224,14 @@ async function main(): Promise<void> {
   rows.push(...(await benchBashSandbox()));
   rows.push(...(await benchModelCall()));
   rows.push(...floorRows);
+  rows.push(...teamBudgetRows);
   rows.push(...footprintRows);
 
   const header = [
     'Measure',
     'Team Lead',
-    'Baseline (bare no-op Update; 5: bare activities; 6-7: path-string tools; 8: issue-20 sandbox; 9: bare fetch; 10 on: bare Temporal; last: cached teammate)',
+    'Baseline (bare no-op Update; 5: bare activities; 6-7: path-string tools; 8: issue-20 sandbox; 9: bare fetch; 10 on: bare Temporal; ' +
+      'the two Team-budget rows: the same Team without one; last: cached teammate)',
     'Ratio',
   ];
   const table = [header, ['---', '---:', '---:', '---:'], ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');

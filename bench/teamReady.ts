@@ -1,4 +1,4 @@
-/** What the Team benches share: waiting for members to reach a live status (idle after their first turn, or running), and a standalone run's table. */
+/** What the Team benches share: waiting for members to reach a live status (idle after their first turn, or running). */
 import type { TeamClient } from '../client/teamClient';
 import type { LiveStatus } from '../shared/contract';
 
@@ -19,9 +19,3 @@ export async function allInStatus(team: TeamClient, names: string[], status: Liv
 
 /** Waits until every named member reports idle (its first turn done), or fails after `timeoutMs`. */
 export const allIdle = (team: TeamClient, names: string[], timeoutMs = 120_000): Promise<void> => allInStatus(team, names, 'idle', timeoutMs);
-
-/** A bench's rows as the markdown table docs/benchmarks.md takes, with the day and the Node version they were measured on. */
-export function measuredTable(header: string[], rows: string[][]): string {
-  const lines = [header, header.map((_, i) => (i === 0 ? '---' : '---:')), ...rows].map((r) => `| ${r.join(' | ')} |`);
-  return `${lines.join('\n')}\n\nMeasured ${new Date().toISOString().slice(0, 10)}, ${process.version}.`;
-}

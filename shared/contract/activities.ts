@@ -7,6 +7,7 @@ import type { ChatMessage, ModelResponse, ToolCall } from './model';
 import type { SendOutcome } from './agent';
 import type { TeammateDescriptor } from './session';
 import type { MemberStatusReport } from './lead';
+import type { ModelCallRequest } from './signals';
 
 // ---- Team activities (the worker that runs the Lead and its members) --------------------------------
 
@@ -28,6 +29,12 @@ export interface ReportMemberStatusInput {
   /** The Lead's workflow id (the Team's id), from the member's own descriptor, never from model input. */
   teamId: string;
   report: MemberStatusReport;
+}
+
+export interface RequestModelCallInput {
+  /** The Lead's workflow id (the Team's id), from the member's own descriptor, never from model input. */
+  teamId: string;
+  request: ModelCallRequest;
 }
 
 export type ReconcileOutcome = { phase: 'active' } | { phase: 'failed'; reason: string; drained: boolean };
@@ -62,10 +69,17 @@ export interface TeamActivities {
   memberClosed(input: { workflowId: string }): Promise<boolean>;
   /**
    * A member's live status, signalled to its Lead (`reportMemberStatus`) by the worker: an activity
-   * of the member (workflows/common/agentActivities.ts `leadReports`). A closed Lead is no error:
+   * of the member (workflows/common/agentActivities.ts `leadSignals`). A closed Lead is no error:
    * there is nothing left to report to.
    */
   reportMemberStatus(input: ReportMemberStatusInput): Promise<void>;
+  /**
+   * Under a Team budget, a member's ask before a model call, signalled to its Lead
+   * (`modelCallRequest`) by the worker: an activity of the member, for the same reason as
+   * reportMemberStatus. A closed Lead fails it (`TeamClosed`, not retried): the member waits for the
+   * answer, and nobody is left to give it.
+   */
+  requestModelCall(input: RequestModelCallInput): Promise<void>;
 }
 
 // ---- model calls ----------------------------------------------------------------------------------

@@ -139,6 +139,11 @@ export function statusReportSummary(name: string, status: LiveStatus, turn: numb
   return oneLine(`${markdownText(name)} · reportMemberStatus ${status} turn ${turn}`, MAX_SUMMARY_LENGTH);
 }
 
+/** Under a Team budget, a member's ask before a model call: `parser-dev · requestModelCall call 3`. */
+export function modelCallRequestSummary(name: string, call: number): string {
+  return oneLine(`${markdownText(name)} · requestModelCall call ${call}`, MAX_SUMMARY_LENGTH);
+}
+
 /** The Lead's control activities: `lead · stopTeammate parser-dev`. */
 export function controlSummary(activity: 'stopTeammate' | 'reconcileTeammate' | 'memberClosed', workflowId: string): string {
   return oneLine(`lead · ${activity} ${markdownText(workflowId)}`, MAX_SUMMARY_LENGTH);

@@ -17,6 +17,7 @@ import type { TeamView } from '../../shared/team';
 import { teammateWorkflowId } from '../../shared/team';
 import { DISPOSE_CLOSES_ADMISSION_FIRST_PATCH } from '../../workflows/lead/disposal';
 import { healthProblems, rawUpdate, sleep, teamHealth, type UpdateOutcome } from '../support/adversarial';
+import { recordedPatchIds } from '../support/patches';
 import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
 import { eventually, rejectionOf, runningWorkflowsOfTeam } from '../support/teams';
 
@@ -67,17 +68,6 @@ async function acceptedUpdates(teamId: string): Promise<string[]> {
   return (history.events ?? []).flatMap((e) => {
     const name = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
     return name ? [name] : [];
-  });
-}
-
-/** The patch ids of the run's patch markers. */
-async function patchMarkers(teamId: string): Promise<string[]> {
-  const history = await client.workflow.getHandle(teamId).fetchHistory();
-  return (history.events ?? []).flatMap((e) => {
-    const marker = e.markerRecordedEventAttributes;
-    if (marker?.markerName !== 'core_patch') return [];
-    const data = marker.details?.['patch-data']?.payloads?.[0]?.data;
-    return data ? [Buffer.from(data).toString('utf8')] : [];
   });
 }
 
@@ -150,7 +140,7 @@ test('disposal closes admission in the activation that accepts it: concurrent sp
   expect(disposeAt).toBeGreaterThan(0);
   expect(accepted.slice(disposeAt + 1).filter((name) => name === 'spawnTeammate' || name === 'sendMessage')).toEqual([]);
   expect(accepted.filter((name) => name === 'spawnTeammate' || name === 'sendMessage')).toHaveLength(1 + classified1.filter((c) => c === 'accepted').length);
-  expect((await patchMarkers(team.teamId)).some((data) => data.includes(DISPOSE_CLOSES_ADMISSION_FIRST_PATCH))).toBe(true);
+  expect(recordedPatchIds((await client.workflow.getHandle(team.teamId).fetchHistory()).events ?? [])).toContain(DISPOSE_CLOSES_ADMISSION_FIRST_PATCH);
 
   const health = await teamHealth(client, team.teamId);
   expect(healthProblems(health)).toEqual([]);

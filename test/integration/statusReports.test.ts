@@ -1,13 +1,14 @@
 /**
  * A teammate's status reports reach its Lead through an activity on the real server: the worker
  * signals the Lead, so no report is a signal command of the member's, a task that holds the
- * member's lock while it takes the Lead's (workflows/common/agentActivities.ts `leadReports`). The
+ * member's lock while it takes the Lead's (workflows/common/agentActivities.ts `leadSignals`). The
  * Lead sees the same `reportMemberStatus` signal as before, and a closed or absent Lead is no error.
  */
 import { createActivities } from '../../activities';
 import { teammateWorkflowId } from '../../shared/team';
 import { STATUS_REPORT_ACTIVITY_PATCH } from '../../workflows/session/teammate';
 import { useClientAndWorker } from '../support/harness';
+import { recordedPatchIds } from '../support/patches';
 import { uniqueId } from '../support/temporal';
 import { eventually, newTeam } from '../support/teams';
 
@@ -30,9 +31,7 @@ test("a teammate's running and idle reach the Lead as reportMemberStatus signals
   expect(reports.length).toBeGreaterThanOrEqual(2);
   // Each on the teammate's own queue (the worker that runs it), never the checkout's.
   expect(new Set(reports.map((e) => e.activityTaskScheduledEventAttributes?.taskQueue?.name))).toEqual(new Set([env.worker.taskQueue]));
-  const patchId = Buffer.from(JSON.stringify(STATUS_REPORT_ACTIVITY_PATCH)).toString('base64');
-  const markers = mateEvents.map((e) => e.markerRecordedEventAttributes).filter((m) => m?.markerName === 'core_patch');
-  expect(markers.some((m) => JSON.stringify(m?.details).includes(patchId))).toBe(true);
+  expect(recordedPatchIds(mateEvents)).toContain(STATUS_REPORT_ACTIVITY_PATCH);
   // The teammate signals its Lead from the workflow no more.
   expect(mateEvents.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'reportMemberStatus')).toEqual([]);
   await team.dispose();

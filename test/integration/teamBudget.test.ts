@@ -6,6 +6,10 @@
  * Lead are told, raises by the Lead or a teammate are refused, and the operator's raise lets the
  * stopped members go on with their waiting mail. 0 failed workflow tasks, 0 terminations.
  */
+import { createActivities } from '../../activities';
+import { NO_USAGE } from '../../shared/agent/usage';
+import { TEAM_CLOSED } from '../../shared/contract/failures';
+import { MODEL_CALL_REQUEST_ACTIVITY_PATCH } from '../../workflows/session/session';
 import { answer, script, scriptText, send, think, tool, type Script } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import * as defs from '../../shared/contract';
@@ -14,6 +18,7 @@ import { teammateWorkflowId } from '../../shared/team';
 import { budgetNotes, expectClean as expectCleanOn, PRICED_AND_FREE, scriptJson } from '../support/budgets';
 import { cli } from '../support/cli';
 import { useClientAndWorker } from '../support/harness';
+import { recordedPatchIds } from '../support/patches';
 import { recordedModelUsage } from '../support/recordedUsage';
 import { eventually, rejectionOf, teammateState, toolResult } from '../support/teams';
 import { uniqueId } from '../support/temporal';
@@ -170,3 +175,45 @@ test("a subagent asks the Lead too: it stops at the Team's cap, and the Lead aft
   await lead.dispose();
   await expectClean(teamId);
 }, 60_000);
+
+test("a member's ask reaches the Lead as a modelCallRequest signal sent by an activity of the member, never a signal command of its own", async () => {
+  const lead = await TeamClient.start(env.client, { teamId: uniqueId('team-budget-ask'), taskQueue: env.worker.taskQueue, budgets: { team: { calls: 50 } } });
+  await lead.spawnTeammate({ name: 'asker', message: json(script(tool('list_tasks'), answer('asked twice'))) });
+  const mateId = teammateWorkflowId(lead.teamId, 'asker');
+  await eventually(
+    () => teammateState(lead, 'asker'),
+    (s) => s.status === 'idle' && s.usage.total.calls === 2,
+    30_000,
+  );
+  const mateEvents = (await env.client.workflow.getHandle(mateId).fetchHistory()).events ?? [];
+  const asks = mateEvents.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a?.activityType?.name === 'requestModelCall');
+  // One ask per call, each on the member's own queue (the worker that runs it), never the checkout's.
+  expect(asks).toHaveLength(2);
+  expect(new Set(asks.map((a) => a?.taskQueue?.name))).toEqual(new Set([env.worker.taskQueue]));
+  expect(recordedPatchIds(mateEvents)).toContain(MODEL_CALL_REQUEST_ACTIVITY_PATCH);
+  expect(mateEvents.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'modelCallRequest')).toEqual([]);
+  // The Lead sees the same signal as before, attributed to the member's workflow id, and answered each.
+  const leadEvents = (await lead.handle().fetchHistory()).events ?? [];
+  const requests = leadEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'modelCallRequest');
+  expect(requests).toHaveLength(2);
+  // The Lead counts the member's calls from its idle report, which can land after the member's own state says idle.
+  await eventually(
+    () => lead.as(OPERATOR).usage(),
+    (usage) => usage.total.calls === 2,
+  );
+  await lead.dispose();
+  await expectClean(lead.teamId);
+}, 60_000);
+
+test('an ask to a Lead that has closed, or never was, fails typed and is not retried: nobody is left to answer it', async () => {
+  const { requestModelCall } = createActivities({ client: env.client });
+  const request = { member: 'x/teammate/asker', calls: 0, usage: NO_USAGE };
+  const absent = await rejectionOf(requestModelCall({ teamId: uniqueId('no-such-team'), request }));
+  expect(absent).toMatchObject({ type: TEAM_CLOSED, nonRetryable: true });
+  expect(absent.message).toMatch(/has finished: nobody is left to answer/);
+
+  const lead = await TeamClient.start(env.client, { teamId: uniqueId('team-budget-closed'), taskQueue: env.worker.taskQueue, budgets: { team: { calls: 5 } } });
+  await lead.dispose();
+  await lead.handle().result();
+  await expect(requestModelCall({ teamId: lead.teamId, request })).rejects.toMatchObject({ type: TEAM_CLOSED, nonRetryable: true });
+});

@@ -13,6 +13,7 @@ import {
   MAX_SUMMARY_LENGTH,
   commandPrefix,
   controlSummary,
+  modelCallRequestSummary,
   statusReportSummary,
   leadContext,
   leadDetails,
@@ -135,6 +136,7 @@ describe('Web UI activity summaries', () => {
     expect(toolCallSummary('mate', { id: 'c', name: 'task_update', argumentsJson: '{"taskId":1}' })).toBe('mate · task_update');
     expect(controlSummary('stopTeammate', 't/teammate/mate')).toBe('lead · stopTeammate t/teammate/mate');
     expect(statusReportSummary('parser-dev', 'running', 2)).toBe('parser-dev · reportMemberStatus running turn 2');
+    expect(modelCallRequestSummary('parser-dev', 3)).toBe('parser-dev · requestModelCall call 3');
   });
 
   test('a bash summary keeps at most three words and stops before assignments, URLs and credentials', () => {
@@ -155,6 +157,7 @@ describe('Web UI activity summaries', () => {
       toolCallSummary(long, bash('ls')),
       controlSummary('reconcileTeammate', long),
       statusReportSummary(long, 'idle', 1),
+      modelCallRequestSummary(long, 1),
       toolStep({ id: 'c', name: long, argumentsJson: '{}' }),
     ]) {
       expect(text.length).toBeLessThanOrEqual(MAX_SUMMARY_LENGTH);

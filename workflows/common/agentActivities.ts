@@ -31,17 +31,18 @@ export const memberTeamTools = proxyActivities<TeamActivities>({
 });
 
 /**
- * A member's status reports to its Lead, as activities: the worker signals the Lead through its
- * client. As signal commands they were transfer tasks of the member's that held the member's lock
- * while they took the Lead's, just as the Lead's sends held the Lead's while they took the
- * member's; the two waited on each other until the server's 500 ms lock timeout let one go
- * (docs/benchmarks.md). An activity holds no workflow's lock while it signals. Not a local
- * activity: a history recorded with local-activity reports failed its own replay on this SDK
- * (1.24.0), the turn's patch right after the report replaying in another workflow task than it ran
- * in. Retried for 10 minutes, as the server would have retried the signal; after that the report
- * is dropped (it is advisory).
+ * A member's signals to its Lead (status reports; under a Team budget, the ask before each model
+ * call), as activities: the worker signals the Lead through its client. As signal commands they
+ * were transfer tasks of the member's that held the member's lock while they took the Lead's, just
+ * as the Lead's sends held the Lead's while they took the member's; the two waited on each other
+ * until the server's 500 ms lock timeout let one go (docs/benchmarks.md). An activity holds no
+ * workflow's lock while it signals. Not a local activity: a history recorded with local-activity
+ * reports failed its own replay on this SDK (1.24.0), the turn's patch right after the report
+ * replaying in another workflow task than it ran in. Retried for 10 minutes, as the server would
+ * have retried the signal; after that a report is dropped (it is advisory), and an ask fails the
+ * member's turn as a failed signal did.
  */
-export const leadReports = proxyActivities<TeamActivities>({
+export const leadSignals = proxyActivities<TeamActivities>({
   startToCloseTimeout: '10 seconds',
   scheduleToCloseTimeout: '10 minutes',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },

@@ -13,6 +13,7 @@ import {
   deprecatePatch,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -22,7 +23,7 @@ import type { Toolset } from '../../shared/agent/profiles';
 import * as defs from '../../shared/contract';
 import type { BudgetExhaustion, LiveStatus, TeammateStateView, UsageTotals } from '../../shared/contract';
 import type { TeammateRunInput } from '../../shared/session/carried';
-import { asToolResult, memberTeamTools, workTools } from '../common/agentActivities';
+import { asToolResult, leadSignals, memberTeamTools, workTools } from '../common/agentActivities';
 import { runSessionTurn } from '../common/agentTurn';
 import { waitInMemberWorkflow } from './wait';
 import { SessionRun, nextSessionInput, type SessionRole } from './sessionRun';
@@ -30,9 +31,9 @@ import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { errorMessage } from '../../shared/util/errors';
 import { turnFailureText } from '../../shared/text/redact';
 import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from '../common/handlerGuards';
-import { edgeNotificationSchema, interruptTurnSchema, modelCallAnswerSchema } from '../../shared/contract/signals';
+import { edgeNotificationSchema, interruptTurnSchema, modelCallAnswerSchema, type ModelCallRequest } from '../../shared/contract/signals';
 import { memberBudgetSchema } from '../../shared/contract/budgets';
-import { toolCallSummary } from '../../shared/text/webUi';
+import { modelCallRequestSummary, toolCallSummary } from '../../shared/text/webUi';
 import { MemberDetails } from '../common/currentDetails';
 import { keepSearchAttribute } from '../common/searchAttributes';
 import { AGENT_TEAM_PHASE, AGENT_TEAM_STATUS } from '../../shared/contract/searchAttributes';
@@ -44,6 +45,13 @@ import { continueAsNewSuggested, useTracedSuggestion } from '../common/rolloverS
  * history was recorded before it was deprecated.
  */
 export const AGENT_LOOP_PATCH = 'agent-loop-v1';
+
+/**
+ * Under a Team budget, the ask before each model call goes to the Lead through an activity
+ * (`leadSignals`, which says why). Runs recorded before it signal the Lead from the workflow, and
+ * replay so. Never rename or reuse.
+ */
+export const MODEL_CALL_REQUEST_ACTIVITY_PATCH = 'model-call-request-activity-v1';
 
 export interface SessionHooks {
   role: SessionRole;
@@ -134,7 +142,11 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
   const mayCall = async (): Promise<boolean> => {
     if (!mate.spend.hasAnswerForNextCall()) {
       const { total } = mate.spend.usage;
-      await lead.signal(defs.modelCallRequestSignal, { member: workflowInfo().workflowId, calls: total.calls, usage: total });
+      const request: ModelCallRequest = { member: workflowInfo().workflowId, calls: total.calls, usage: total };
+      if (patched(MODEL_CALL_REQUEST_ACTIVITY_PATCH)) {
+        const summary = modelCallRequestSummary(name, total.calls + 1);
+        await leadSignals.requestModelCall.executeWithOptions({ summary }, [{ teamId, request }]);
+      } else await lead.signal(defs.modelCallRequestSignal, request);
       await condition(() => mate.spend.hasAnswerForNextCall());
     }
     return mate.spend.answerForNextCall()?.exhaustion === null;

@@ -11,11 +11,11 @@ import * as defs from '../../shared/contract';
 import type { Implements, TeammateStateView, TeammateWorkflow } from '../../shared/contract';
 import type { TeammateRunInput } from '../../shared/session/carried';
 import { runSession } from './session';
-import { leadReports } from '../common/agentActivities';
+import { leadSignals } from '../common/agentActivities';
 import { statusReportSummary } from '../../shared/text/webUi';
 
 /**
- * Status reports go to the Lead through an activity (`leadReports`, which says why). Runs recorded
+ * Status reports go to the Lead through an activity (`leadSignals`, which says why). Runs recorded
  * before it signal the Lead from the workflow, and replay so. Never rename or reuse.
  */
 export const STATUS_REPORT_ACTIVITY_PATCH = 'status-report-activity-v1';
@@ -32,7 +32,7 @@ export async function teammate(rawInput: TeammateRunInput): Promise<TeammateStat
       try {
         if (patched(STATUS_REPORT_ACTIVITY_PATCH)) {
           const summary = statusReportSummary(input.descriptor.name, status, turn);
-          await leadReports.reportMemberStatus.executeWithOptions({ summary }, [{ teamId: input.descriptor.teamId, report }]);
+          await leadSignals.reportMemberStatus.executeWithOptions({ summary }, [{ teamId: input.descriptor.teamId, report }]);
         } else await lead.signal(defs.reportMemberStatusSignal, report);
       } catch {
         // The Lead has finished: nothing to report to.
