@@ -190,6 +190,8 @@ test("a member's ask reaches the Lead as a modelCallRequest signal sent by an ac
   // One ask per call, each on the member's own queue (the worker that runs it), never the checkout's.
   expect(asks).toHaveLength(2);
   expect(new Set(asks.map((a) => a?.taskQueue?.name))).toEqual(new Set([env.worker.taskQueue]));
+  // Retried until sent, as the server retries a signal command: no overall deadline that an outage could outlast.
+  expect(asks.map((a) => Number(a?.scheduleToCloseTimeout?.seconds ?? 0))).toEqual([0, 0]);
   expect(recordedPatchIds(mateEvents)).toContain(MODEL_CALL_REQUEST_ACTIVITY_PATCH);
   expect(mateEvents.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'modelCallRequest')).toEqual([]);
   // The Lead sees the same signal as before, attributed to the member's workflow id, and answered each.

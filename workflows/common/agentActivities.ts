@@ -38,13 +38,20 @@ export const memberTeamTools = proxyActivities<TeamActivities>({
  * until the server's 500 ms lock timeout let one go (docs/benchmarks.md). An activity holds no
  * workflow's lock while it signals. Not a local activity: a history recorded with local-activity
  * reports failed its own replay on this SDK (1.24.0), the turn's patch right after the report
- * replaying in another workflow task than it ran in. Retried for 10 minutes, as the server would
- * have retried the signal; after that a report is dropped (it is advisory), and an ask fails the
- * member's turn as a failed signal did.
+ * replaying in another workflow task than it ran in. A report is retried for 10 minutes, then
+ * dropped (it is advisory). An ask is retried until it is sent, as the server retries a signal
+ * command: the member waits for its answer anyway, and an ask given up after an outage would fail
+ * the member's turn, or before a turn its run. A Lead that has closed fails it at once (TeamClosed).
  */
 export const leadSignals = proxyActivities<TeamActivities>({
   startToCloseTimeout: '10 seconds',
   scheduleToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
+});
+
+/** The ask before each model call under a Team budget: `leadSignals` says why, and why it has no overall deadline. */
+export const leadAsks = proxyActivities<TeamActivities>({
+  startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
 });
 

@@ -23,7 +23,7 @@ import type { Toolset } from '../../shared/agent/profiles';
 import * as defs from '../../shared/contract';
 import type { BudgetExhaustion, LiveStatus, TeammateStateView, UsageTotals } from '../../shared/contract';
 import type { TeammateRunInput } from '../../shared/session/carried';
-import { asToolResult, leadSignals, memberTeamTools, workTools } from '../common/agentActivities';
+import { asToolResult, leadAsks, memberTeamTools, workTools } from '../common/agentActivities';
 import { runSessionTurn } from '../common/agentTurn';
 import { waitInMemberWorkflow } from './wait';
 import { SessionRun, nextSessionInput, type SessionRole } from './sessionRun';
@@ -48,7 +48,7 @@ export const AGENT_LOOP_PATCH = 'agent-loop-v1';
 
 /**
  * Under a Team budget, the ask before each model call goes to the Lead through an activity
- * (`leadSignals`, which says why). Runs recorded before it signal the Lead from the workflow, and
+ * (`leadAsks`; `leadSignals` says why). Runs recorded before it signal the Lead from the workflow, and
  * replay so. Never rename or reuse.
  */
 export const MODEL_CALL_REQUEST_ACTIVITY_PATCH = 'model-call-request-activity-v1';
@@ -145,7 +145,7 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
       const request: ModelCallRequest = { member: workflowInfo().workflowId, calls: total.calls, usage: total };
       if (patched(MODEL_CALL_REQUEST_ACTIVITY_PATCH)) {
         const summary = modelCallRequestSummary(name, total.calls + 1);
-        await leadSignals.requestModelCall.executeWithOptions({ summary }, [{ teamId, request }]);
+        await leadAsks.requestModelCall.executeWithOptions({ summary }, [{ teamId, request }]);
       } else await lead.signal(defs.modelCallRequestSignal, request);
       await condition(() => mate.spend.hasAnswerForNextCall());
     }
