@@ -3,7 +3,8 @@
  * only their types.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { type Client, type WorkflowHandle, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client';
+import type { SignalDefinition } from '@temporalio/common';
 import { TeamClient } from '../client/teamClient';
 import type {
   ReconcileOutcome,
@@ -74,9 +75,9 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
    * rather than leave it in flight while a retry, and then the member's next signal, go out after
    * it. 'closed': the Lead has closed, or never was.
    */
-  async function signalLead(teamId: string, send: (lead: WorkflowHandle) => Promise<void>): Promise<'sent' | 'closed'> {
+  async function signalLead<Payload>(teamId: string, signal: SignalDefinition<[Payload]>, payload: Payload): Promise<'sent' | 'closed'> {
     try {
-      await client.withDeadline(Date.now() + LEAD_SIGNAL_DEADLINE_MS, () => send(client.workflow.getHandle(teamId)));
+      await client.withDeadline(Date.now() + LEAD_SIGNAL_DEADLINE_MS, () => client.workflow.getHandle(teamId).signal(signal, payload));
       return 'sent';
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return 'closed';
@@ -100,11 +101,11 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
   return {
     async reportMemberStatus({ teamId, report }: ReportMemberStatusInput): Promise<void> {
       // The Lead has closed (or never was): live status is advisory, and nobody is left to tell.
-      if ((await signalLead(teamId, (lead) => lead.signal(reportMemberStatusSignal, report))) === 'closed') return;
+      if ((await signalLead(teamId, reportMemberStatusSignal, report)) === 'closed') return;
     },
 
     async requestModelCall({ teamId, request }: RequestModelCallInput): Promise<void> {
-      if ((await signalLead(teamId, (lead) => lead.signal(modelCallRequestSignal, request))) === 'closed') {
+      if ((await signalLead(teamId, modelCallRequestSignal, request)) === 'closed') {
         throw ApplicationFailure.create({
           type: TEAM_CLOSED,
           message: `the Team ${teamId} has finished: nobody is left to answer a model call request`,

@@ -153,11 +153,18 @@ export interface EdgeWatch {
   /** The teammate's wait: its notification carries this id back. */
   waitId: string;
   kinds?: EdgeKind[];
+  /**
+   * When the teammate's wait_agent call began (its workflow time, ISO 8601 in UTC). The watch then
+   * counts every edge the Lead recorded from that moment (as far as its window of recent edges
+   * reaches) other than the teammate's own status changes; without it, only edges after the signal arrives.
+   */
+  callStartedAt?: string;
 }
 /**
- * Teammate → Lead: notify me (edgeNotification) of the next edge of these kinds recorded after this
- * signal arrives. A teammate's wait_agent waits in its own workflow on that notification, so a
- * waiting member holds none of the Lead's in-flight Update slots. One watch per member at a time.
+ * Teammate → Lead: notify me (edgeNotification) of the next edge of these kinds recorded since my
+ * call began (`callStartedAt`). A teammate's wait_agent waits in its own workflow on that
+ * notification, so a waiting member holds none of the Lead's in-flight Update slots. One watch per
+ * member at a time.
  */
 export const watchEdgesSignal = defineSignal<[EdgeWatch]>('watchEdges');
 /** Teammate → Lead: drop the watch (its wait timed out or was interrupted). */

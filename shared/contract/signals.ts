@@ -30,7 +30,7 @@ export type ModelCallRequest = z.output<typeof modelCallRequestSchema>;
 /** Lead → session: the answer to the request made at `calls`; an exhaustion refuses it (the Team budget is used up). */
 export const modelCallAnswerSchema = z.strictObject({ calls: count, exhaustion: budgetExhaustionSchema.nullable() });
 export type ModelCallAnswer = z.output<typeof modelCallAnswerSchema>;
-export const edgeWatchSchema = z.object({ name, waitId: id, kinds: kinds.optional() });
+export const edgeWatchSchema = z.object({ name, waitId: id, kinds: kinds.optional(), callStartedAt: z.iso.datetime().max(64).optional() });
 export const edgeUnwatchSchema = z.object({ name, waitId: id });
 export const subagentAnswerSchema = z.object({ agentId: id, turn: count, answer: z.string().nullable(), usage: usageTotalsSchema.optional() });
 export const edgeNotificationSchema = z.object({

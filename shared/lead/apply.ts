@@ -6,10 +6,10 @@
 import { own } from '../util/own';
 import { receive, takePending } from '../team/inbox';
 import { apply as applyTeamEvent } from '../team';
-import { recordEdge } from '../team/edges';
+import { recordEdge, seqBefore, statusSubject } from '../team/edges';
 import type { LeadEvent } from './events';
 import { isTeamEvent } from './events';
-import type { LeadState } from './state';
+import type { EdgeWatcher, LeadState } from './state';
 import { rememberUpdate } from './remembered';
 import type { UsageTotals } from '../contract/usage';
 
@@ -65,7 +65,7 @@ export function applyLead(state: LeadState, event: LeadEvent, at: string): LeadS
     case 'leadStatusChanged':
       return { ...state, edges: recordEdge(state.edges, 'status', `lead:${event.status}`, at) };
     case 'watchRegistered':
-      return { ...state, watchers: { ...state.watchers, [event.name]: { waitId: event.waitId, kinds: event.kinds, since: state.edges.lastSeq } } };
+      return { ...state, watchers: { ...state.watchers, [event.name]: watcherOf(state, event) } };
     case 'watchCleared': {
       const watchers: LeadState['watchers'] = {};
       for (const [name, watch] of Object.entries(state.watchers)) if (name !== event.name) watchers[name] = watch;
@@ -89,6 +89,16 @@ export function applyLeadAll(state: LeadState, events: readonly LeadEvent[], at:
 }
 
 /** A member's usage on its own word: kept when it counts at least the calls already kept (a late, older report changes nothing). */
+/**
+ * A watch that says when its call began sees the edges recorded since then, but not its own status
+ * changes; one without (sent before teammates said) sees those recorded after it arrived.
+ */
+function watcherOf(state: LeadState, event: Extract<LeadEvent, { type: 'watchRegistered' }>): EdgeWatcher {
+  const { waitId, kinds, callStartedAt } = event;
+  if (callStartedAt === undefined) return { waitId, kinds, since: state.edges.lastSeq };
+  return { waitId, kinds, since: seqBefore(state.edges, callStartedAt), skipsOwnStatus: true };
+}
+
 function keepUsage(state: LeadState, name: string, usage: UsageTotals): LeadState {
   return usage.calls >= (own(state.memberUsage, name)?.calls ?? 0) ? { ...state, memberUsage: { ...state.memberUsage, [name]: usage } } : state;
 }
@@ -107,5 +117,5 @@ function applyStatusReport(state: LeadState, report: Extract<LeadEvent, { type: 
     };
   }
   if (own(next.liveStatus, name) === status) return next;
-  return { ...next, liveStatus: { ...next.liveStatus, [name]: status }, edges: recordEdge(next.edges, 'status', `${name}:${status}`, at) };
+  return { ...next, liveStatus: { ...next.liveStatus, [name]: status }, edges: recordEdge(next.edges, 'status', statusSubject(name, status), at) };
 }

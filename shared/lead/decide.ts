@@ -210,10 +210,14 @@ export function decideRejectionReport(
 }
 
 /** A teammate's wait_agent: remembered until an edge of its kinds is numbered after now. */
-export function decideWatch(state: LeadState, request: { name: string; waitId: string; kinds?: EdgeKind[] | undefined }): SignalDecision {
-  const member = own(state.team.members, request.name);
+export function decideWatch(
+  state: LeadState,
+  request: { name: string; waitId: string; kinds?: EdgeKind[] | undefined; callStartedAt?: string | undefined },
+): SignalDecision {
+  const { name, waitId, kinds, callStartedAt } = request;
+  const member = own(state.team.members, name);
   if (!member || !isLivePhase(member.phase)) return { ok: false, ignored: 'nonMember' };
-  return { ok: true, events: [{ type: 'watchRegistered', name: request.name, waitId: request.waitId, kinds: request.kinds ?? [...MEMBER_EDGE_KINDS] }] };
+  return { ok: true, events: [{ type: 'watchRegistered', name, waitId, kinds: kinds ?? [...MEMBER_EDGE_KINDS], ...(callStartedAt ? { callStartedAt } : {}) }] };
 }
 
 export function decideUnwatch(state: LeadState, name: string, waitId: string): SignalDecision {

@@ -35,7 +35,7 @@ export type LeadEvent =
   | { type: 'memberUsageReported'; name: string; usage: UsageTotals }
   /** The Lead agent's own status (running, waiting, answered...): an edge like any member's. */
   | { type: 'leadStatusChanged'; status: string }
-  | { type: 'watchRegistered'; name: string; waitId: string; kinds: EdgeKind[] }
+  | { type: 'watchRegistered'; name: string; waitId: string; kinds: EdgeKind[]; callStartedAt?: string }
   | { type: 'watchCleared'; name: string }
   | { type: 'updateRemembered'; updateId: string; result: unknown }
   /** setBudget: the limits `name` (a teammate, or "lead") runs under from now on. */

@@ -32,7 +32,7 @@ export function openTaskIds(state: LeadState): number[] {
 /** Watches whose edge has been recorded, with where to send the notification. */
 export function dueNotifications(state: LeadState): { name: string; workflowId: string; waitId: string; edge: TeamEdge }[] {
   return Object.entries(state.watchers).flatMap(([name, w]) => {
-    const edge = firstEdgeAfter(state.edges, w.since, w.kinds);
+    const edge = firstEdgeAfter(state.edges, w.since, w.kinds, w.skipsOwnStatus ? name : undefined);
     const member = own(state.team.members, name);
     return edge && member ? [{ name, workflowId: member.workflowId, waitId: w.waitId, edge }] : [];
   });

@@ -35,6 +35,8 @@ export interface EdgeWatcher {
   waitId: string;
   kinds: EdgeKind[];
   since: number;
+  /** Its own status edges wake it not (watches that say when their call began: see `watcherOf` in apply.ts). */
+  skipsOwnStatus?: true;
 }
 
 export interface LeadState {

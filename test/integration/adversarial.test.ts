@@ -897,7 +897,25 @@ const SIGNAL_BASES = (teamId: string): Record<string, PayloadSpec> => {
         },
       },
     },
-    watchEdges: { base: { name: MATE, waitId: 'w1', kinds: ['task'] }, fields: { name, waitId, kinds } },
+    watchEdges: {
+      base: { name: MATE, waitId: 'w1', kinds: ['task'], callStartedAt: at },
+      fields: {
+        name,
+        waitId,
+        kinds,
+        // When the call began: from the epoch (as far back as the Lead keeps edges), the far future, or no time at all.
+        callStartedAt: {
+          specific: fc.constantFrom(
+            H('the epoch', '1970-01-01T00:00:00.000Z'),
+            H('year 275760', '+275760-09-13T00:00:00.000Z'),
+            H('an offset', '2026-12-07T10:00:00+02:00'),
+            H('not a time', 'yesterday'),
+            H('10k string', 't'.repeat(10_000)),
+            H('a number', 5),
+          ),
+        },
+      },
+    },
     unwatchEdges: { base: { name: MATE, waitId: 'w1' }, fields: { name, waitId } },
     subagentAnswer: {
       base: { agentId: `${teamId}/subagent/1`, turn: 1, answer: 'done' },

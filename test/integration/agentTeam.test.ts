@@ -6,6 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 import { NativeConnection } from '@temporalio/worker';
 import { answer, script, scriptText, send, think, tool } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
@@ -18,6 +20,11 @@ import { address, tempCheckout, uniqueId } from '../support/temporal';
 import { createCheckoutWorker } from '../../worker/createCheckoutWorker';
 
 const env = useClientAndWorker();
+
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+type EdgeNote = { waitId: string; edge: defs.TeamEdge };
+const signalInput = <T>(event: temporal.api.history.v1.IHistoryEvent): T =>
+  defaultPayloadConverter.fromPayload<T>(event.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!);
 
 const agentState = (team: TeamClient): Promise<LeadAgentView> => team.handle().query(defs.getAgentStateQuery);
 const answered = (team: TeamClient): Promise<LeadAgentView> =>
@@ -372,6 +379,57 @@ test("a teammate's wait_agent blocks durably until the next edge after it began;
   expect(leadEvents.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'waitForEdge')).toHaveLength(0);
   const waiterEvents = (await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'waiter')).fetchHistory()).events ?? [];
   expect(waiterEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'edgeNotification')).toHaveLength(1);
+  // Each watch says when its call began (the teammate's workflow time): the Lead counts edges from then.
+  const watches = leadEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'watchEdges').map((e) => signalInput<defs.EdgeWatch>(e));
+  expect(watches.map((w) => w.callStartedAt)).toEqual([expect.stringMatching(ISO_TIME), expect.stringMatching(ISO_TIME)]);
+  const wake = waiterEvents
+    .filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'edgeNotification')
+    .map((e) => signalInput<EdgeNote>(e))[0]!;
+  expect(Date.parse(watches.find((w) => w.name === 'waiter')!.callStartedAt!)).toBeLessThanOrEqual(Date.parse(wake.edge.at));
+  await team.dispose();
+});
+
+test("a teammate's watch counts edges the Lead recorded since its call began, even before the watch arrived, never its own status", async () => {
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('watch-from-call'), taskQueue: env.worker.taskQueue });
+  const beforeSpawn = new Date().toISOString(); // the dev server runs on this machine: one clock
+  await team.spawnTeammate({ name: 'idler', message: script(answer('idle')) as never });
+  await eventually(
+    () => teammateState(team, 'idler'),
+    (s) => s.status === 'idle' && s.turns === 1,
+  );
+  // The watches below name idler, as its wait_agent would; it ignores notifications of waits it has not begun.
+  const idler = env.client.workflow.getHandle(teammateWorkflowId(team.teamId, 'idler'));
+  const notified = async (waitId: string): Promise<defs.TeamEdge> => {
+    const notes = await eventually(
+      async () =>
+        ((await idler.fetchHistory()).events ?? [])
+          .filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'edgeNotification')
+          .map((e) => signalInput<EdgeNote>(e)),
+      (all) => all.some((n) => n.waitId === waitId),
+    );
+    return notes.find((n) => n.waitId === waitId)!.edge;
+  };
+  const watch = (body: defs.EdgeWatch): Promise<void> => team.handle().signal(defs.watchEdgesSignal, body);
+
+  // The call began, a task was created, then the watch arrived: that task wakes it.
+  const callStartedAt = new Date().toISOString();
+  await team.createTask({ subject: 'made while the watch was on its way' });
+  await watch({ name: 'idler', waitId: 'from-call', kinds: ['task'], callStartedAt });
+  const fromCall = await notified('from-call');
+  expect(fromCall).toMatchObject({ kind: 'task', subject: 'taskCreated' });
+
+  // A watch that does not say when its call began (as teammates sent before) counts from its arrival:
+  // not the task above, but the one created after it (the signal lands before the next Update).
+  await watch({ name: 'idler', waitId: 'from-arrival', kinds: ['task'] });
+  await team.createTask({ subject: 'made after the watch arrived' });
+  const fromArrival = await notified('from-arrival');
+  expect(fromArrival).toMatchObject({ kind: 'task', subject: 'taskCreated' });
+  expect(fromArrival.seq).toBeGreaterThan(fromCall.seq);
+
+  // Since before its spawn idler's status changed twice or more: no news to idler. A peer's status is.
+  await watch({ name: 'idler', waitId: 'own-status', kinds: ['status'], callStartedAt: beforeSpawn });
+  await team.spawnTeammate({ name: 'peer', message: script(answer('idle')) as never });
+  expect((await notified('own-status')).subject).toMatch(/^peer:/);
   await team.dispose();
 });
 

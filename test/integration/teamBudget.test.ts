@@ -6,9 +6,11 @@
  * Lead are told, raises by the Lead or a teammate are refused, and the operator's raise lets the
  * stopped members go on with their waiting mail. 0 failed workflow tasks, 0 terminations.
  */
+import { defaultPayloadConverter } from '@temporalio/common';
 import { createActivities } from '../../activities';
 import { NO_USAGE } from '../../shared/agent/usage';
 import { TEAM_CLOSED } from '../../shared/contract/failures';
+import type { ModelCallAnswer, ModelCallRequest } from '../../shared/contract/signals';
 import { MODEL_CALL_REQUEST_ACTIVITY_PATCH } from '../../workflows/session/session';
 import { answer, script, scriptText, send, think, tool, type Script } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
@@ -194,10 +196,24 @@ test("a member's ask reaches the Lead as a modelCallRequest signal sent by an ac
   expect(asks.map((a) => Number(a?.scheduleToCloseTimeout?.seconds ?? 0))).toEqual([0, 0]);
   expect(recordedPatchIds(mateEvents)).toContain(MODEL_CALL_REQUEST_ACTIVITY_PATCH);
   expect(mateEvents.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'modelCallRequest')).toEqual([]);
-  // The Lead sees the same signal as before, attributed to the member's workflow id, and answered each.
+  // The Lead sees the same signal as before, naming the member's workflow id, and answers each ask.
   const leadEvents = (await lead.handle().fetchHistory()).events ?? [];
-  const requests = leadEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'modelCallRequest');
-  expect(requests).toHaveLength(2);
+  const requests = leadEvents
+    .map((e) => e.workflowExecutionSignaledEventAttributes)
+    .filter((a) => a?.signalName === 'modelCallRequest')
+    .map((a) => defaultPayloadConverter.fromPayload<ModelCallRequest>(a!.input!.payloads![0]!));
+  expect(requests.map((r) => [r.member, r.calls])).toEqual([
+    [mateId, 0],
+    [mateId, 1],
+  ]);
+  const answers = mateEvents
+    .map((e) => e.workflowExecutionSignaledEventAttributes)
+    .filter((a) => a?.signalName === 'modelCallAnswer')
+    .map((a) => defaultPayloadConverter.fromPayload<ModelCallAnswer>(a!.input!.payloads![0]!));
+  expect(answers).toEqual([
+    { calls: 0, exhaustion: null },
+    { calls: 1, exhaustion: null },
+  ]);
   // The Lead counts the member's calls from its idle report, which can land after the member's own state says idle.
   await eventually(
     () => lead.as(OPERATOR).usage(),

@@ -132,6 +132,28 @@ describe('signals decide, never refuse', () => {
       expect.objectContaining({ name: 'mate', waitId: 'w', edge: expect.objectContaining({ kind: 'mailbox', subject: 'm' }) }),
     ]);
   });
+
+  test('a watch that says when its call began is due at an edge recorded since then, even before the watch arrived, but not at its own status', () => {
+    const at = (second: number): string => new Date(Date.parse(NOW) + second * 1_000).toISOString();
+    let state = withActiveMember('peer', withActiveMember('mate'));
+    state = applyLead(state, { type: 'messageRelayed', messageId: 'before-the-call' }, at(1));
+    state = applyLead(state, { type: 'memberStatusReported', name: 'mate', status: 'running' }, at(3));
+    const beforeWatch = state;
+    state = applyLead(state, { type: 'memberStatusReported', name: 'peer', status: 'running' }, at(4));
+    const watch = (from: LeadState, callStartedAt?: string): LeadState =>
+      applyLeadAll(
+        from,
+        (decideWatch(from, { name: 'mate', waitId: 'w', ...(callStartedAt ? { callStartedAt } : {}) }) as { events: LeadEvent[] }).events,
+        at(5),
+      );
+    expect(dueNotifications(watch(state, at(2)))).toEqual([
+      expect.objectContaining({ name: 'mate', edge: expect.objectContaining({ kind: 'status', subject: 'peer:running' }) }),
+    ]);
+    // Only its own status since the call began: nothing yet.
+    expect(dueNotifications(watch(beforeWatch, at(2)))).toEqual([]);
+    // A watch without its call's start (sent before teammates said it) sees only what comes after it.
+    expect(dueNotifications(watch(state))).toEqual([]);
+  });
 });
 
 describe('delivery accounting, against a model of per-member counters', () => {

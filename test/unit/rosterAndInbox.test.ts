@@ -13,7 +13,7 @@ import {
   type Decision,
   type TeamState,
 } from '../../shared/team';
-import { emptyEdgeLog, EDGE_WINDOW, firstEdgeAfter, recordEdge } from '../../shared/team/edges';
+import { emptyEdgeLog, EDGE_WINDOW, firstEdgeAfter, recordEdge, seqBefore, type EdgeKind } from '../../shared/team/edges';
 
 const now = '2026-11-29T00:00:00.000Z';
 const lead = { caller: 'lead', now };
@@ -140,5 +140,55 @@ describe('wait edges', () => {
     for (let i = 0; i < EDGE_WINDOW + 5; i++) log = recordEdge(log, 'mailbox', `m${i}`, now);
     expect(log.recent).toHaveLength(EDGE_WINDOW);
     expect(log.lastSeq).toBe(3 + EDGE_WINDOW + 5);
+  });
+
+  test('a wait from a moment sees the edges recorded at or after it that are still in the window, and a watcher passes over its own status', () => {
+    const at = (second: number): string => new Date(Date.parse(now) + second * 1_000).toISOString();
+    let log = recordEdge(emptyEdgeLog(), 'task', 'taskCreated', at(1));
+    log = recordEdge(log, 'status', 'bob:running', at(3));
+    log = recordEdge(log, 'status', 'bobby:idle', at(4));
+    log = recordEdge(log, 'task', 'taskClaimed', at(5));
+    expect(seqBefore(log, at(2))).toBe(1);
+    expect(seqBefore(log, at(3))).toBe(1); // an edge at the very moment counts
+    expect(seqBefore(log, at(9))).toBe(log.lastSeq); // nothing since: only what comes next
+    expect(seqBefore(log, 'not a time')).toBe(log.lastSeq);
+    expect(firstEdgeAfter(log, seqBefore(log, at(2)), ['task', 'status'])).toMatchObject({ subject: 'bob:running' });
+    // bob's own status is no news to bob; bobby's is (a name that only starts the same is not bob's).
+    expect(firstEdgeAfter(log, seqBefore(log, at(2)), ['task', 'status'], 'bob')).toMatchObject({ subject: 'bobby:idle' });
+    expect(firstEdgeAfter(log, seqBefore(log, at(2)), ['task'], 'bob')).toMatchObject({ subject: 'taskClaimed' });
+    // Past the window the oldest edge still kept is the first a wait from an older moment sees.
+    for (let i = 0; i < EDGE_WINDOW; i++) log = recordEdge(log, 'mailbox', `m${i}`, at(10 + i));
+    expect(seqBefore(log, at(0))).toBe(log.recent[0]!.seq - 1);
+  });
+
+  test('against a model: a wait from a moment wakes on the first kept edge since then of its kinds, never on its own status', () => {
+    const kinds: EdgeKind[] = ['roster', 'mailbox', 'task', 'status'];
+    const edge = fc.record({
+      kind: fc.constantFrom(...kinds),
+      owner: fc.constantFrom('me', 'peer'),
+      gapMs: fc.integer({ min: 0, max: 5 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(edge, { maxLength: EDGE_WINDOW * 2 }),
+        fc.integer({ min: 0, max: 400 }),
+        fc.subarray(kinds, { minLength: 1 }),
+        (edges, fromMs, wanted) => {
+          let log = emptyEdgeLog();
+          let ms = 0;
+          const all: { seq: number; kind: EdgeKind; subject: string; atMs: number }[] = [];
+          for (const e of edges) {
+            ms += e.gapMs;
+            const subject = e.kind === 'status' ? `${e.owner}:idle` : `${e.owner}-${all.length}`;
+            log = recordEdge(log, e.kind, subject, new Date(Date.parse(now) + ms).toISOString());
+            all.push({ seq: all.length + 1, kind: e.kind, subject, atMs: ms });
+          }
+          const kept = all.slice(-EDGE_WINDOW);
+          const expected = kept.find((e) => e.atMs >= fromMs && wanted.includes(e.kind) && e.subject !== 'me:idle');
+          const woke = firstEdgeAfter(log, seqBefore(log, new Date(Date.parse(now) + fromMs).toISOString()), wanted, 'me');
+          expect(woke?.seq).toBe(expected?.seq);
+        },
+      ),
+    );
   });
 });

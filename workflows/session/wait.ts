@@ -1,8 +1,8 @@
 /**
  * A teammate's wait_agent waits in its own workflow: it asks the Lead for a notification of the
- * next matching edge (watchEdges, answered by edgeNotification: signals both ways) and waits on a
- * durable condition and timer, holding none of the Lead's in-flight Update slots. An interrupt
- * cancels the wait and drops the watch (unwatchEdges).
+ * next matching edge since the call began (watchEdges, answered by edgeNotification: signals both
+ * ways) and waits on a durable condition and timer, holding none of the Lead's in-flight Update
+ * slots. An interrupt cancels the wait and drops the watch (unwatchEdges).
  */
 import type { UpdateDefinition } from '@temporalio/common';
 import { CancellationScope, condition, getExternalWorkflowHandle } from '@temporalio/workflow';
@@ -18,10 +18,12 @@ export function waitInMemberWorkflow(mate: SessionRun, teamId: string, name: str
       if (definition.name !== defs.waitForEdgeUpdate.name) throw new TypeError(`only wait_agent waits in the teammate, not ${definition.name}`);
       const { timeoutMs, kinds } = body as unknown as Omit<defs.WaitForEdgeRequest, 'caller'>;
       const lead = getExternalWorkflowHandle(teamId);
+      // Workflow time, so replay sends the same: the Lead counts edges from here, not from when the signal lands.
+      const callStartedAt = new Date().toISOString();
       mate.currentWaitId = waitId;
       mate.notifiedEdge = null;
       try {
-        await lead.signal(defs.watchEdgesSignal, { name, waitId, ...(kinds ? { kinds } : {}) });
+        await lead.signal(defs.watchEdgesSignal, { name, waitId, ...(kinds ? { kinds } : {}), callStartedAt });
         await condition(() => mate.notifiedEdge !== null, timeoutMs);
         const edge = mate.notifiedEdge as TeamEdge | null;
         return (edge ? { woke: 'edge', edge } : { woke: 'timeout' }) as Ret;
