@@ -119,6 +119,21 @@ async function main(): Promise<void> {
       save(server.address, waitTeam.teamId, `teamLead-wait-${version}.json`);
       save(server.address, waiterId, `teammate-waiter-${version}.json`);
 
+      // A Team id started again: the second Lead agent's subagent finds the first Lead's closed
+      // subagent on its reserved id, stops it (a no-op) and starts as the next id.
+      const againId = `history-subagent-again-${version}`;
+      for (const _round of [1, 2]) {
+        const again = await TeamClient.start(client, {
+          teamId: againId,
+          taskQueue: 'record-histories',
+          agent: { prompt: scriptText(tool('subagent', { prompt: scriptText(answer('hello')) }), answer('done')) },
+        });
+        await again.waitForAnswer({ timeoutMs: 120_000 });
+        await again.dispose();
+        await again.handle().result();
+      }
+      save(server.address, againId, `teamLead-subagent-again-${version}.json`);
+
       // Budgets (issue 27): usage recorded per call; a teammate stopped mid-turn by its calls budget,
       // the Lead told; the operator's setBudget lets it go on; the Lead's own budget ends its turn.
       const budgetTeam = await TeamClient.start(client, {

@@ -4,7 +4,8 @@
  * of a terminated Lead (the one mid-turn has its model call cancelled) and of a Lead reset to
  * before their spawn, keep the ones a reset Lead still owns, terminate an orphan that ignores its
  * cancel, and leave an idle teammate of a live Team alone: no workflow task (its history length is
- * unchanged) and no request of the reaper naming it at all.
+ * unchanged) and no request of the reaper naming it at all. A reset Lead agent (and a Lead agent on
+ * a Team id started again) whose subagent id is taken stops that child itself and takes the next id.
  *
  * The reaper activity runs the project's own body over a client whose workflow service records
  * every request it sends on to the server (nothing is answered by the test), so the test can say
@@ -18,7 +19,9 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createReaperActivities } from '../../activities/reaper';
 import { answer, scriptText, think, tool } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
-import { REAPER_WORKFLOW_TYPE, TEAM_LEAD_WORKFLOW_TYPE } from '../../shared/contract';
+import { REAPER_WORKFLOW_TYPE, TEAM_LEAD_WORKFLOW_TYPE, getAgentStateQuery } from '../../shared/contract';
+import { SUBAGENT_ID_TAKEN_PATCH } from '../../workflows/lead/subagents';
+import { recordedPatchIds } from '../support/patches';
 import type { ReapReport } from '../../shared/reaper/orphans';
 import { visibilityString } from '../../shared/reaper/orphans';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/contract/searchAttributes';
@@ -26,7 +29,7 @@ import { teammateWorkflowId } from '../../shared/team';
 import { ensureReaperSchedule, reaperScheduleId } from '../../worker/reaper';
 import { sleep, teamHealth, terminateRunning, type TeamHealth } from '../support/adversarial';
 import { address, connectClient, historyLength, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
-import { eventually, spawnUntil, teammateState, withBusyAndQuietMates } from '../support/teams';
+import { eventually, spawnUntil, teammateState, toolResult, withBusyAndQuietMates } from '../support/teams';
 import { spawnWorkerProcess } from '../support/workerProcess';
 
 const INTERVAL_MS = 2_000;
@@ -255,6 +258,68 @@ describe('the orphan reaper', () => {
     expect(await cancelRequestedActivities(subagent)).toEqual(['callModel']);
     expect((await passesSince(new Date(terminatedAt.getTime() - INTERVAL_MS * 2))).flatMap((r) => r.cancelled)).toContain(subagent);
     expect(failedTasks(await teamHealth(client, teamId, [subagent]))).toEqual([]);
+  });
+
+  test('a reset Lead agent makes its subagent call again: it runs as the next id, and the Lead stops the one the reset discarded', async () => {
+    const teamId = uniqueId('team-reaper-agent-reset');
+    const [discarded, again] = [`${teamId}/subagent/1`, `${teamId}/subagent/2`];
+    const subagentScript = scriptText(think(3_000), answer('the subagent is done'));
+    const agent = { prompt: scriptText(tool('subagent', { prompt: subagentScript }), answer('the Lead is done')) };
+    await client.workflow.start(TEAM_LEAD_WORKFLOW_TYPE, { workflowId: teamId, taskQueue: worker.taskQueue, args: [{ teamId, agent }] });
+    await eventually(
+      () => modelCallStarted(discarded),
+      (running) => running,
+    );
+    // Back to the Lead's first workflow task: its model call, and the subagent start after it, are made again.
+    const firstTask = Number(
+      ((await client.workflow.getHandle(teamId).fetchHistory()).events ?? []).find((e) => e.workflowTaskCompletedEventAttributes)!.eventId,
+    );
+    await client.workflowService.resetWorkflowExecution({
+      namespace: 'default',
+      workflowExecution: { workflowId: teamId },
+      workflowTaskFinishEventId: Long.fromNumber(firstTask),
+      reason: 'test: reset to before the subagent started',
+      requestId: uniqueId('reset'),
+    });
+    const lead = await eventually(
+      () => client.workflow.getHandle(teamId).query(getAgentStateQuery),
+      (view) => view.status === 'answered',
+      30_000,
+    );
+    expect(lead.finalAnswer).toBe('the Lead is done');
+    const result = lead.conversation.find((e) => e.role === 'tool' && e.toolName === 'subagent')!;
+    expect(result.ok).toBe(true);
+    expect(toolResult(result)).toMatchObject({ agentId: again, answer: 'the subagent is done' });
+    expect(lead.subagents).toEqual([
+      { workflowId: discarded, closed: true },
+      { workflowId: again, closed: false },
+    ]);
+    expect(await status(discarded)).toBe('COMPLETED'); // cancelled: a session ends cleanly with its final view
+    expect(recordedPatchIds((await client.workflow.getHandle(teamId).fetchHistory()).events ?? [])).toContain(SUBAGENT_ID_TAKEN_PATCH);
+    expect(failedTasks(await teamHealth(client, teamId, [discarded, again]))).toEqual([]);
+    await TeamClient.attach(client, teamId).dispose();
+    expect(await status(again)).toBe('COMPLETED');
+  });
+
+  test("a Team id started again: the new Lead agent's subagent takes the next id past the closed one of the earlier Lead", async () => {
+    const teamId = uniqueId('team-id-again');
+    const agent = { prompt: scriptText(tool('subagent', { prompt: scriptText(answer('hello')) }), answer('done')) };
+    for (const round of [1, 2]) {
+      const team = await TeamClient.start(client, { teamId, taskQueue: worker.taskQueue, agent });
+      const lead = await eventually(
+        () => team.handle().query(getAgentStateQuery),
+        (view) => view.status === 'answered',
+        30_000,
+      );
+      const result = lead.conversation.find((e) => e.role === 'tool' && e.toolName === 'subagent')!;
+      expect([round, result.ok, toolResult(result)]).toEqual([
+        round,
+        true,
+        expect.objectContaining({ agentId: `${teamId}/subagent/${round}`, answer: 'hello' }),
+      ]);
+      await team.dispose();
+      await team.handle().result();
+    }
   });
 
   test('a Lead reset to between two spawns: the later teammate is stopped, the earlier one is kept and still owned', async () => {

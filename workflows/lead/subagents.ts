@@ -4,7 +4,8 @@
  * controls (send_input, wait_agent, close_agent) over them. Records are part of the Lead agent's
  * carried state.
  */
-import { ApplicationFailure, condition, getExternalWorkflowHandle } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, condition, getExternalWorkflowHandle, patched } from '@temporalio/workflow';
 import type { SubagentToolContext } from '../../shared/agent/subagentTools';
 import * as contract from '../../shared/contract';
 import type { SubagentAnswer } from '../../shared/contract';
@@ -17,6 +18,12 @@ import type { SignalOutcome } from '../common/handlerGuards';
 import type { LeadAgentState } from './agentState';
 import { memberSearchAttributes, startSessionChild } from './children';
 import { memberBudget, withBudget } from '../../shared/agent/spend';
+
+/**
+ * A subagent whose reserved id is taken is stopped and the request started as the next subagent.
+ * Runs recorded before it failed the tool call and replay so. Never rename or reuse.
+ */
+export const SUBAGENT_ID_TAKEN_PATCH = 'subagent-id-taken-v1';
 
 export interface LeadSubagentDeps {
   agent: LeadAgentState;
@@ -39,35 +46,46 @@ export class LeadSubagents {
     };
     return {
       startSubagent: async ({ prompt, context, model }): Promise<SubagentAnswer> => {
-        // Forgets the oldest closed subagents past MAX_SUBAGENTS; refuses a new one when that many are open.
-        const opened = decideOpenSubagent(agent.state, teamId, {
-          models: agent.models,
-          requested: model,
-          inherited: agent.model,
-          budget: agent.budgets?.member,
-        });
-        if (!opened.ok) throw agentFailure(opened.rejection);
-        agent.apply(opened.events);
-        const agentId = subagentId(teamId, agent.state.nextSubagent);
-        const name = `subagent-${agent.state.nextSubagent}`;
-        // Survives the Lead's continue-as-new; close_agent and disposal stop it.
-        await startSessionChild({
-          workflowType: contract.SUBAGENT_WORKFLOW_TYPE,
-          workflowId: agentId,
-          input: {
-            descriptor: { teamId, name, context, initialMessageId: `${agentId}/initial` },
-            model: model ?? agent.model,
-            seed: context === 'fork' ? agent.forkSeed() : [],
-            initialMessage: { messageId: `${agentId}/initial`, from: LEAD, content: prompt, sentAt: now() },
-            cwd: agent.state.cwd,
-            ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),
-            ...withBudget(memberBudget(agent.budgets?.member, model ?? agent.model, agent.models?.prices), agent.budgets),
-          },
-          typedSearchAttributes: memberSearchAttributes({ teamId, name, role: 'subagent' }),
-          identity: { teamId, name, role: 'subagent', context, model: model ?? agent.model },
-        });
-        await condition(() => (own(agent.state.subagents, agentId)?.answers.length ?? 0) > 0 || this.deps.closing());
-        return own(agent.state.subagents, agentId)?.answers[0] ?? { agentId, turn: 0, answer: null };
+        for (;;) {
+          // Forgets the oldest closed subagents past MAX_SUBAGENTS; refuses a new one when that many are open.
+          const opened = decideOpenSubagent(agent.state, teamId, {
+            models: agent.models,
+            requested: model,
+            inherited: agent.model,
+            budget: agent.budgets?.member,
+          });
+          if (!opened.ok) throw agentFailure(opened.rejection);
+          agent.apply(opened.events);
+          const agentId = subagentId(teamId, agent.state.nextSubagent);
+          const name = `subagent-${agent.state.nextSubagent}`;
+          try {
+            // Survives the Lead's continue-as-new; close_agent and disposal stop it.
+            await startSessionChild({
+              workflowType: contract.SUBAGENT_WORKFLOW_TYPE,
+              workflowId: agentId,
+              input: {
+                descriptor: { teamId, name, context, initialMessageId: `${agentId}/initial` },
+                model: model ?? agent.model,
+                seed: context === 'fork' ? agent.forkSeed() : [],
+                initialMessage: { messageId: `${agentId}/initial`, from: LEAD, content: prompt, sentAt: now() },
+                cwd: agent.state.cwd,
+                ...(agent.options?.checkoutTaskQueue !== undefined ? { checkoutTaskQueue: agent.options.checkoutTaskQueue } : {}),
+                ...withBudget(memberBudget(agent.budgets?.member, model ?? agent.model, agent.models?.prices), agent.budgets),
+              },
+              typedSearchAttributes: memberSearchAttributes({ teamId, name, role: 'subagent' }),
+              identity: { teamId, name, role: 'subagent', context, model: model ?? agent.model },
+            });
+          } catch (error) {
+            if (!(error instanceof WorkflowExecutionAlreadyStartedError) || !patched(SUBAGENT_ID_TAKEN_PATCH)) throw error;
+            // Taken by a start this Lead no longer remembers: a reset discarded it, or an earlier Lead of
+            // this Team id made it. Nothing of this run waits on it: stop it, and start this one as the next.
+            await this.deps.stopChild(agentId);
+            this.closed(agentId);
+            continue;
+          }
+          await condition(() => (own(agent.state.subagents, agentId)?.answers.length ?? 0) > 0 || this.deps.closing());
+          return own(agent.state.subagents, agentId)?.answers[0] ?? { agentId, turn: 0, answer: null };
+        }
       },
       sendInput: async (agentId, message) => {
         const target = record(agentId);
