@@ -175,7 +175,11 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
       // status as the reason; nothing is drained, because nothing is left running.
       if (description.status.name !== 'RUNNING') {
         const status = description.status.name.toLowerCase();
-        return { phase: 'failed', reason: `genuine child already ${status}: admitted once, but a closed child can take no message`, drained: false };
+        return {
+          phase: 'failed',
+          reason: `genuine child already ${status}: admitted once, but a closed child can take no message; spawn the teammate under another name`,
+          drained: false,
+        };
       }
       // Seen covers both cases the seed recognizes: still pending in the inbox, or already taken into the conversation.
       const state = await handle.query(getTeammateStateQuery);

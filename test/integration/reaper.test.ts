@@ -301,7 +301,7 @@ describe('the orphan reaper', () => {
     expect(await status(again)).toBe('COMPLETED');
   });
 
-  test("a Team id started again: the new Lead agent's subagent takes the next id past the closed one of the earlier Lead", async () => {
+  test("a Team id started again: the Lead agent's subagent skips the earlier Lead's id; a teammate name it used fails, saying what to do", async () => {
     const teamId = uniqueId('team-id-again');
     const agent = { prompt: scriptText(tool('subagent', { prompt: scriptText(answer('hello')) }), answer('done')) };
     for (const round of [1, 2]) {
@@ -317,6 +317,13 @@ describe('the orphan reaper', () => {
         true,
         expect.objectContaining({ agentId: `${teamId}/subagent/${round}`, answer: 'hello' }),
       ]);
+      // A teammate's reserved id is its name's: the earlier Lead's closed alice is never started again.
+      const { member } = await team.spawnTeammate({ name: 'alice', message: scriptText(answer('hi')) });
+      expect([round, member.phase, member.failure]).toEqual(
+        round === 1
+          ? [1, 'active', null]
+          : [2, 'failed', 'genuine child already completed: admitted once, but a closed child can take no message; spawn the teammate under another name'],
+      );
       await team.dispose();
       await team.handle().result();
     }

@@ -166,7 +166,9 @@ test('a genuine child that has already closed proves admission, not membership: 
     () => team.view(),
     (v) => v.members[0]?.phase === 'failed',
   );
-  expect(view.members[0]?.failure).toBe(`genuine child already ${closeStatus}: admitted once, but a closed child can take no message`);
+  expect(view.members[0]?.failure).toBe(
+    `genuine child already ${closeStatus}: admitted once, but a closed child can take no message; spawn the teammate under another name`,
+  );
   // Nothing was drained (nothing was running) and the child's close is the one it had.
   const after = await child.describe();
   expect([after.runId, after.status.name]).toEqual([closed.runId, closed.status.name]);
