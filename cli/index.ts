@@ -11,6 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Command, InvalidArgumentError } from 'commander';
 import { connectionOptionsFromEnv } from '../client/connection';
 import { errorMessage } from '../shared/util/errors';
+import { TEAM_CLOSED } from '../shared/contract/failures';
 import { redactAddress, redactUrlCredentials } from '../shared/text/redact';
 import { runBefore } from '../client/deadlines';
 import { LEAD_ANSWER_TIMEOUT, TEAM_ALREADY_STARTED, TEAM_CALL_TIMED_OUT, TeamCallTimedOut, TeamClient, healthAdvice } from '../client/teamClient';
@@ -629,9 +630,23 @@ program
       async (team, options) => {
         const until = opts.for !== undefined ? Date.now() + opts.for * 1000 : Number.POSITIVE_INFINITY;
         warn(`watching ${teamId} (Ctrl-C to stop)…`);
+        // Each wait starts after the last edge printed, so edges recorded between two waits are printed too.
+        let afterSeq: number | undefined;
         while (Date.now() < until) {
-          const result = await team.waitForEdge(Math.max(1, Math.min(60_000, until - Date.now())));
-          if (result.woke === 'edge') print(options, result.edge, () => formatEdge(result.edge));
+          const result = await team
+            .waitForEdge(Math.max(1, Math.min(60_000, until - Date.now())), undefined, afterSeq === undefined ? undefined : { afterSeq })
+            .catch((error: unknown) => {
+              // The Team finishing is the end of what there is to watch, not an error.
+              if (error instanceof ApplicationFailure && error.type === TEAM_CLOSED) return null;
+              throw error;
+            });
+          if (result === null) {
+            warn(`${teamId} has finished: nothing more to watch`);
+            return;
+          }
+          if (result.woke !== 'edge') continue;
+          afterSeq = result.edge.seq;
+          print(options, result.edge, () => formatEdge(result.edge));
         }
       },
       opts.for,

@@ -170,9 +170,14 @@ export class TeamClient extends TeamReads {
   interruptTeammate(name: string, options?: CallOptions): Promise<defs.InterruptResult> {
     return this.update(defs.interruptTeammateUpdate, { name }, undefined, options);
   }
-  /** Deadline: `timeoutMs` plus the client's `waitMarginMs`, unless `options.deadlineMs` says otherwise. */
-  waitForEdge(timeoutMs: number, kinds?: EdgeKind[], options?: CallOptions): Promise<defs.WaitResult> {
-    return this.update(defs.waitForEdgeUpdate, kinds ? { timeoutMs, kinds } : { timeoutMs }, undefined, options);
+  /**
+   * Deadline: `timeoutMs` plus the client's `waitMarginMs`, unless `options.deadlineMs` says
+   * otherwise. `options.afterSeq`: the last edge seen (a watcher's previous one), so none in between is missed.
+   */
+  waitForEdge(timeoutMs: number, kinds?: EdgeKind[], options?: CallOptions & { afterSeq?: number }): Promise<defs.WaitResult> {
+    const { afterSeq, ...call } = options ?? {};
+    const body = { timeoutMs, ...(kinds ? { kinds } : {}), ...(afterSeq !== undefined ? { afterSeq } : {}) };
+    return this.update(defs.waitForEdgeUpdate, body, undefined, call);
   }
   /** A follow-up prompt to the Lead agent (operator only). The message id doubles as the update id, so a retry is taken once. */
   promptLead(content: string, messageId: string = randomUUID(), options?: CallOptions): Promise<defs.InboxAcceptance> {

@@ -234,8 +234,9 @@ export const waitAgentTool = defineTool({
     'It does not report earlier changes: after waking, re-read the board or roster.',
   // The one tool-only rule: a model may leave timeoutMs out (five minutes).
   // Members wait on member edges only (no `failure`: other callers' refusals are for views).
+  // Never `afterSeq`: a model's wait sees only what happens after its call starts (seed rule 59).
   input: waitRequestSchema
-    .omit({ caller: true })
+    .omit({ caller: true, afterSeq: true })
     .extend({ timeoutMs: waitRequestSchema.shape.timeoutMs.default(300_000), kinds: z.array(z.enum(MEMBER_EDGE_KINDS)).min(1).optional() }),
   result: z.union([
     z.strictObject({ woke: z.literal('edge'), kind: z.enum(EDGE_KINDS), subject: z.string() }),

@@ -105,11 +105,16 @@ export interface InterruptResult {
 /** Lead-only. Cancels the teammate's current turn; its inbox, mailbox records and task ownership are untouched. */
 export const interruptTeammateUpdate = defineUpdate<InterruptResult, [InterruptTeammateRequest]>('interruptTeammate');
 
-/** `timeoutMs`: give up after this long (a durable timer), 1 ms to 1 hour; `kinds`: the edges to wake on. */
+/**
+ * `timeoutMs`: give up after this long (a durable timer), 1 ms to 1 hour; `kinds`: the edges to wake
+ * on; `afterSeq`: the last edge the caller has seen, so the first edge after it wakes the wait even
+ * if it was recorded before this call (one the Lead still keeps: its last 64); a number past the
+ * Lead's last edge counts as its last. Without it, the first edge after the call began.
+ */
 export type WaitForEdgeRequest = z.input<typeof waitRequestSchema>;
 /** `rollover`: the Lead run stopped serving waits (it continues as new, or a disposal began); re-read the roster. */
 export type WaitResult = { woke: 'edge'; edge: TeamEdge } | { woke: 'timeout' } | { woke: 'rollover' };
-/** Blocks until the next roster, mailbox, task or status edge after the call began, or the timeout. */
+/** Blocks until the next roster, mailbox, task or status edge after the call began (or after `afterSeq`), or the timeout. */
 export const waitForEdgeUpdate = defineUpdate<WaitResult, [WaitForEdgeRequest]>('waitForEdge');
 
 export type SetBudgetRequest = z.input<typeof setBudgetRequestSchema>;

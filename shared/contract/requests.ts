@@ -54,4 +54,5 @@ export const waitRequestSchema = z.strictObject({
   caller,
   timeoutMs: z.number().int().min(1).max(MAX_WAIT_MS),
   kinds: z.array(z.enum(EDGE_KINDS)).min(1).optional(),
+  afterSeq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
 });

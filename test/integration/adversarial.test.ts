@@ -665,6 +665,7 @@ function updateSpecs(team: FuzzTeam): Record<UpdateName, UpdateFuzzSpec> {
               H('["task","task"]', ['task', 'task']),
             ),
           },
+          afterSeq: { specific: fc.constantFrom(H('0', 0), H('-1', -1), H('2**53+2', 2 ** 53 + 2), H('1.5', 1.5), H('"3"', '3'), H('1e9', 1e9)) },
         },
       },
       maxima: [],

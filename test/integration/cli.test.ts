@@ -4,7 +4,9 @@
  */
 import { demoAgentPrompt } from '../../scripts/demoScenario';
 import { teammateWorkflowId } from '../../shared/team';
-import { cli, cliWith } from '../support/cli';
+import { TeamClient } from '../../client/teamClient';
+import { cli, cliInBackground, cliWith } from '../support/cli';
+import { eventually } from '../support/teams';
 import { useClientAndWorker } from '../support/harness';
 import { uniqueId } from '../support/temporal';
 
@@ -168,6 +170,38 @@ test('a task subject carrying terminal escapes prints inert from the real CLI: t
 
 /** Far beyond the deadlines below plus a CLI process's start-up; a command that hangs is killed here. */
 const KILL_AFTER_MS = 90_000;
+
+test('watch prints a burst of edges whole and in order: each wait starts after the last edge printed', async () => {
+  const team = await TeamClient.start(env.client, { teamId: uniqueId('cli-watch-burst'), taskQueue: env.worker.taskQueue });
+  const watch = cliInBackground('watch', team.teamId, '--for', '20');
+  try {
+    // Once a task created now is printed, the watch is waiting; then six tasks at once.
+    await eventually(
+      async () => {
+        if (!watch.stdout().includes('taskCreated')) await team.createTask({ subject: 'is the watch waiting?' });
+        return watch.stdout();
+      },
+      (out) => out.includes('taskCreated'),
+      30_000,
+    );
+    const before = (await team.listTasks()).length;
+    await Promise.all(Array.from({ length: 6 }, (_, i) => team.createTask({ subject: `burst ${i}` })));
+    const printed = (): number[] => [...watch.stdout().matchAll(/^#(\d+) \S+ task taskCreated$/gm)].map((m) => Number(m[1]));
+    // Only tasks make edges in this Team, one each: the burst's are numbered up to before + 6.
+    const seqs = await eventually(
+      () => Promise.resolve(printed()),
+      (all) => all.includes(before + 6),
+      30_000,
+    );
+    // Every task edge since the first one printed, each once, in the Lead's order: no gap.
+    expect(seqs).toEqual(Array.from({ length: before + 7 - seqs[0]! }, (_, i) => seqs[0]! + i));
+  } finally {
+    await team.dispose();
+  }
+  // The Team finishing ends the watch: what there was to watch is over, not an error.
+  expect(await watch.exited).toBe(0);
+  expect(watch.stderr()).toMatch(/has finished: nothing more to watch\n$/);
+});
 
 test('against a Lead no worker polls, every kind of command ends by its deadline, exit 1, saying what to do next', async () => {
   const taskQueue = uniqueId('no-worker');

@@ -183,6 +183,23 @@ test('waitForEdge wakes on the next edge after the call began, never replays ear
   await team.dispose();
 });
 
+test('waitForEdge after a seq wakes on the first edge after it, even one recorded before the call; a seq past the last counts as the last', async () => {
+  const team = await newTeam(env.client, env.worker.taskQueue);
+  for (const subject of ['one', 'two', 'three']) await team.createTask({ subject });
+  // Only tasks make edges here: 1, 2 and 3, all recorded before these calls.
+  const first = await team.waitForEdge(60_000, ['task'], { afterSeq: 0 });
+  expect(first).toMatchObject({ woke: 'edge', edge: { seq: 1, kind: 'task', subject: 'taskCreated' } });
+  expect(await team.waitForEdge(60_000, ['task'], { afterSeq: 2 })).toMatchObject({ woke: 'edge', edge: { seq: 3 } });
+  expect(await team.waitForEdge(300, ['task'], { afterSeq: 3 })).toEqual({ woke: 'timeout' });
+  // A seq the Lead never reached (from a run a reset discarded, or made up) waits for the next edge, not past it.
+  const ahead = team.waitForEdge(60_000, ['task'], { afterSeq: 1_000_000 });
+  await new Promise((r) => setTimeout(r, 300));
+  await team.createTask({ subject: 'four' });
+  expect(await ahead).toMatchObject({ woke: 'edge', edge: { seq: 4 } });
+  await expect(team.waitForEdge(300, ['task'], { afterSeq: -1 })).rejects.toMatchObject({ type: 'InvalidTeamCommand' });
+  await team.dispose();
+});
+
 test('interrupt cancels the running turn, keeps the inbox and changes no task ownership; a steered message no model call saw opens the next turn', async () => {
   const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'thinker', message: 'start' });

@@ -1,5 +1,5 @@
 /** Runs the project CLI as a separate process against the test server, as a person would. */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { address } from './temporal';
@@ -40,4 +40,15 @@ export async function cliWith(options: { killAfterMs?: number; env?: Record<stri
 
 export function cli(...args: string[]): Promise<CliResult> {
   return cliWith({}, ...args);
+}
+
+/** The CLI running in the background, its output so far readable while it runs (`watch`, say). */
+export function cliInBackground(...args: string[]): { stdout(): string; stderr(): string; exited: Promise<number> } {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'cli/index.ts', '--address', address(), ...args], { cwd: ROOT });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+  return { stdout: () => stdout, stderr: () => stderr, exited };
 }

@@ -133,8 +133,10 @@ test("the drift that was: names up to the wire's 100 characters, a null model, a
   });
 });
 
-test("the runtime's own fields are not the model's: caller on every tool, messageId on send_message", () => {
+test("the runtime's own fields are not the model's: caller on every tool, messageId on send_message, afterSeq on wait_agent", () => {
   for (const tool of TEAM_TOOLS)
     expect({ tool: tool.name, accepted: tool.input.safeParse({ caller: 'lead' }).success }).toEqual({ tool: tool.name, accepted: false });
   expect(toolNamed('send_message').input.safeParse({ to: 'lead', content: 'hi', messageId: 'm-1' }).success).toBe(false);
+  // A client's watch may resume after the last edge it saw; a model's wait never replays an earlier edge.
+  expect(toolNamed('wait_agent').input.safeParse({ afterSeq: 0 }).success).toBe(false);
 });

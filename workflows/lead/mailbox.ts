@@ -91,16 +91,20 @@ export function createMailbox(ctx: LeadContext, roster: Roster) {
     return messages;
   };
 
-  const checkWait = (request: unknown): { timeoutMs: number; kinds: EdgeKind[] } => {
+  const checkWait = (request: unknown): { timeoutMs: number; kinds: EdgeKind[]; afterSeq: number | undefined } => {
     const parsed = parseWith('waitForEdge', waitRequestSchema, request);
     run.require(decideRead(run.state, parsed.caller));
-    return { timeoutMs: parsed.timeoutMs, kinds: parsed.kinds ?? [...MEMBER_EDGE_KINDS] };
+    return { timeoutMs: parsed.timeoutMs, kinds: parsed.kinds ?? [...MEMBER_EDGE_KINDS], afterSeq: parsed.afterSeq };
   };
 
-  /** Blocks until the first edge of the kinds after the call began, the timeout, or the run's close. */
+  /**
+   * Blocks until the first edge of the kinds after the call began (or after the caller's `afterSeq`,
+   * so a watcher that waits again misses nothing in between), the timeout, or the run's close.
+   */
   const wait = async (request: unknown): Promise<WaitResult> => {
-    const { timeoutMs, kinds } = checkWait(request);
-    const since = run.state.edges.lastSeq;
+    const { timeoutMs, kinds, afterSeq } = checkWait(request);
+    // Past the last edge (a seq from a run a reset discarded, or made up): from now on.
+    const since = Math.min(afterSeq ?? run.state.edges.lastSeq, run.state.edges.lastSeq);
     const woke = await condition(() => ctx.closingNow() || firstEdgeAfter(run.state.edges, since, kinds) !== undefined, timeoutMs);
     const edge = firstEdgeAfter(run.state.edges, since, kinds);
     if (edge) return { woke: 'edge', edge };
