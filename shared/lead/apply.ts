@@ -88,7 +88,6 @@ export function applyLeadAll(state: LeadState, events: readonly LeadEvent[], at:
   return events.reduce((next, event) => applyLead(next, event, at), state);
 }
 
-/** A member's usage on its own word: kept when it counts at least the calls already kept (a late, older report changes nothing). */
 /**
  * A watch that says when its call began sees the edges recorded since then, but not its own status
  * changes; one without (sent before teammates said) sees those recorded after it arrived.
@@ -99,6 +98,7 @@ function watcherOf(state: LeadState, event: Extract<LeadEvent, { type: 'watchReg
   return { waitId, kinds, since: seqBefore(state.edges, callStartedAt), skipsOwnStatus: true };
 }
 
+/** A member's usage on its own word: kept when it counts at least the calls already kept (a late, older report changes nothing). */
 function keepUsage(state: LeadState, name: string, usage: UsageTotals): LeadState {
   return usage.calls >= (own(state.memberUsage, name)?.calls ?? 0) ? { ...state, memberUsage: { ...state.memberUsage, [name]: usage } } : state;
 }

@@ -209,7 +209,7 @@ export function decideRejectionReport(
   return { ok: true, events: [{ type: 'operationRejected', failure: { ...report, at } }] };
 }
 
-/** A teammate's wait_agent: remembered until an edge of its kinds is numbered after now. */
+/** A teammate's wait_agent: remembered until an edge of its kinds is recorded since its call began (or, without that time, after now). */
 export function decideWatch(
   state: LeadState,
   request: { name: string; waitId: string; kinds?: EdgeKind[] | undefined; callStartedAt?: string | undefined },

@@ -1,8 +1,8 @@
 /**
  * Edges that `waitForEdge` wakes on: one per roster, mailbox, task or live-status change, and one
  * per reported rejection (`failure`, for views that show it), numbered in the Lead's order. A
- * waiter only sees edges numbered after its call began; it never replays earlier ones, so callers
- * re-read authoritative state after waking.
+ * waiter only sees edges recorded after its call began (a client's watch: after the last edge it
+ * saw); it never replays earlier ones, so callers re-read authoritative state after waking.
  */
 import { LIVE_STATUSES, type EdgeKind, type LiveStatus } from '../contract/vocabulary';
 import type { TeamEdge } from '../contract/team';
