@@ -90,7 +90,8 @@ export async function benchTeamBudgetSends(address: string, metricsUrl?: string)
     await connection.close();
   }
   const told = (s: Side): string =>
-    `${s.ms.map((x) => x.toFixed(0)).join(', ')} ms; ${s.deliveries.busyWorkflow} of ${s.deliveries.delivered} deliveries tried again`;
+    `sends ${s.ms.map((x) => x.toFixed(0)).join(', ')} ms; turns with nothing sent ${s.quietMs.map((x) => x.toFixed(0)).join(', ')} ms; ` +
+    `${s.deliveries.busyWorkflow} of ${s.deliveries.delivered} deliveries tried again`;
   console.log(`  team budget: with ${told(budgeted)}; without ${told(plain)}`);
   const rows = [
     [
