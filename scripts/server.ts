@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { startDevServer } from './devServer';
 import { errorMessage } from '../shared/util/errors';
+import { terminalText } from '../shared/text/inertText';
 
 async function main(): Promise<void> {
   const dbFilename = process.env.TEMPORAL_DB_FILE ?? path.join(os.homedir(), '.cache', 'agent-teams-temporal', 'dev.sqlite');
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(errorMessage(error));
+  // A failure may quote the server's own output: printed inert, as the CLI prints.
+  console.error(terminalText(errorMessage(error), 'block'));
   process.exit(1);
 });

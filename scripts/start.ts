@@ -9,14 +9,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { TeamClient } from '../client/teamClient';
 import { webUiLink, webUiTeamLink } from '../cli/format';
 import { startPanel } from '../cli/panel/server';
 import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { errorMessage } from '../shared/util/errors';
+import { terminalText } from '../shared/text/inertText';
 import { redactUrl, redactUrlCredentials } from '../shared/text/redact';
 import { createTeamWorker } from '../worker/createWorker';
+import { createWorkerLogger } from '../worker/telemetry';
 import { demoAgentPrompt } from './demoScenario';
 import { freePort, startDevServer } from './devServer';
 
@@ -28,6 +30,9 @@ async function portIsFree(port: number): Promise<boolean> {
   });
 }
 
+/** One line of text a member or a model wrote, for the terminal (shared/text/inertText.ts). */
+const one = (text: string): string => terminalText(text, 'line');
+
 function listFiles(root: string, dir = ''): string[] {
   return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
     const relative = path.join(dir, entry.name);
@@ -37,7 +42,8 @@ function listFiles(root: string, dir = ''): string[] {
 
 async function main(): Promise<void> {
   const once = process.argv.includes('--once');
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // The SDK's warnings (an activity's failure quotes what a member wrote) through the worker's inert sink.
+  Runtime.install({ logger: createWorkerLogger('WARN', 'text') });
   const dbFilename = process.env.TEMPORAL_DB_FILE ?? path.join(os.homedir(), '.cache', 'agent-teams-temporal', 'dev.sqlite');
   fs.mkdirSync(path.dirname(dbFilename), { recursive: true });
   const wantedPort = Number(process.env.TEMPORAL_PORT ?? 7233);
@@ -96,15 +102,16 @@ async function main(): Promise<void> {
     timeoutMs: 5 * 60_000,
     onProgress: (view, edge) => {
       const line = `lead turn ${view.turns}, ${view.status}${edge ? ` (after ${edge.kind} edge: ${edge.subject})` : ''}`;
-      if (line !== lastLine) console.log(`      ${line}`);
+      if (line !== lastLine) console.log(`      ${one(line)}`);
       lastLine = line;
     },
   });
   const board = await team.view();
-  console.log(`      roster: ${board.members.map((m) => `${m.name} (${m.context}, ${m.phase})`).join(', ')}`);
-  console.log(`      board:  ${board.tasks.map((t) => `#${t.id} ${t.subject}: ${t.status} by ${t.owner ?? 'nobody'}`).join('; ')}`);
-  console.log(`      files:  ${listFiles(checkoutRoot).join(', ')}`);
-  console.log(`      answer: ${lead.finalAnswer ?? '(none)'}`);
+  // What members and models wrote (names, subjects, file names, the answer) is printed inert, as the CLI prints it.
+  console.log(`      roster: ${one(board.members.map((m) => `${m.name} (${m.context}, ${m.phase})`).join(', '))}`);
+  console.log(`      board:  ${one(board.tasks.map((t) => `#${t.id} ${t.subject}: ${t.status} by ${t.owner ?? 'nobody'}`).join('; '))}`);
+  console.log(`      files:  ${one(listFiles(checkoutRoot).join(', '))}`);
+  console.log(`      answer: ${terminalText(lead.finalAnswer ?? '(none)', 'block')}`);
 
   console.log('[4/4] done. Inspect the Team:');
   console.log(`      Web UI:  ${webUi}`);
@@ -125,7 +132,7 @@ async function main(): Promise<void> {
   };
   if (once) {
     const finalView = await team.dispose(); // leave nothing running in the persistent database
-    console.log(`      disposed: ${finalView.members.map((m) => `${m.name} ${m.phase}`).join(', ')}`);
+    console.log(`      disposed: ${one(finalView.members.map((m) => `${m.name} ${m.phase}`).join(', '))}`);
     await shutdown();
     return;
   }
@@ -135,7 +142,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(redactUrlCredentials(`npm start failed: ${errorMessage(error)}`));
+  console.error(terminalText(redactUrlCredentials(`npm start failed: ${errorMessage(error)}`), 'block'));
   console.error('If the Temporal CLI build failed, run `npm run server:install` to see its output.');
   process.exit(1);
 });

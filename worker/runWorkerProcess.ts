@@ -3,10 +3,11 @@
  * first, then the worker built, announced, run until shut down, and its connections and tracing
  * closed. A failure at any step is one log line naming the process, and exit code 1. Both lines
  * go through redactUrlCredentials: a configured URL (MODEL_BASE_URL, TEMPORAL_ADDRESS) quoted in
- * them keeps its host, not its user:password@.
+ * them keeps its host, not its user:password@; and, as every log line, through the inert sink (worker/telemetry.ts).
  */
 import type { Worker } from '@temporalio/worker';
 import { errorMessage } from '../shared/util/errors';
+import { logText } from '../shared/text/inertText';
 import { redactUrlCredentials } from '../shared/text/redact';
 import { installTelemetry } from './telemetry';
 import type { WorkerTracing } from './tracing';
@@ -35,7 +36,8 @@ export function runWorkerProcess(spec: WorkerProcessSpec): void {
   try {
     telemetry = installTelemetry();
   } catch (error) {
-    console.error(failureLine(spec.label, error));
+    // No logger yet (the settings were refused): the line is as inert as the logger's (a setting is quoted in it).
+    console.error(logText(failureLine(spec.label, error)));
     process.exit(1);
   }
   const { logger, tracing, shutdown } = telemetry;

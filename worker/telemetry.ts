@@ -2,15 +2,18 @@
  * The worker process's telemetry, installed once by worker/main.ts before any connection exists (the SDK's Runtime is
  * process-wide and fixed at its first use; in-process test workers never call this):
  * - AGENT_TEAMS_METRICS_BIND=host:port: the SDK's Prometheus exporter serves /metrics there (unset: no metrics);
- * - AGENT_TEAMS_LOG_FORMAT=json|text (default text): json writes one JSON object per line to stdout, for the SDK's
- *   own logs, the Rust core's (forwarded), workflow and activity loggers and the process's console lines alike;
+ * - AGENT_TEAMS_LOG_FORMAT=json|text (default text): json writes one JSON object per line to stdout, text the SDK's
+ *   `<time> [<level>] <message> <meta>` lines to stderr, for the SDK's own logs (its "Activity failed" warnings too),
+ *   the Rust core's (forwarded), workflow and activity loggers and the process's console lines alike. Either way
+ *   every line is inert (worker/jsonLog.ts): no control character a message or a metadata value carries reaches the
+ *   operator's terminal raw, and one entry is one line;
  * - AGENT_TEAMS_LOG_LEVEL=TRACE|DEBUG|INFO|WARN|ERROR (default INFO);
  * - OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set (worker/tracing.ts).
  */
 import { format } from 'node:util';
 import { DefaultLogger, Runtime, type LogEntry, type Logger } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/common';
-import { formatJsonLogLine } from './jsonLog';
+import { formatJsonLogLine, formatTextLogLine } from './jsonLog';
 import { installTracing, type WorkerTracing } from './tracing';
 
 const LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -44,13 +47,21 @@ export interface WorkerTelemetry {
   shutdown: () => Promise<void>;
 }
 
+/**
+ * The one sink of a process's log: the SDK's DefaultLogger (its level filtering) writing each entry as one inert
+ * line, JSON to stdout or text to stderr (where the SDK's own default writes). `write` replaces the stream (tests).
+ * Every Runtime.install in the project takes its logger from here (the worker, `npm start`, record-histories).
+ */
+export function createWorkerLogger(level: LogLevel, logFormat: 'json' | 'text', write?: (line: string) => void): Logger {
+  const formatLine = logFormat === 'json' ? formatJsonLogLine : formatTextLogLine;
+  const out = write ?? (logFormat === 'json' ? (line: string) => void process.stdout.write(line) : (line: string) => void process.stderr.write(line));
+  return new DefaultLogger(level, (entry: LogEntry) => out(`${formatLine(entry)}\n`));
+}
+
 export function installTelemetry(env: NodeJS.ProcessEnv = process.env): WorkerTelemetry {
   const settings = telemetrySettingsFromEnv(env);
-  const logger =
-    settings.logFormat === 'json'
-      ? new DefaultLogger(settings.logLevel, (entry: LogEntry) => void process.stdout.write(`${formatJsonLogLine(entry)}\n`))
-      : new DefaultLogger(settings.logLevel);
-  if (settings.logFormat === 'json') routeConsoleTo(logger);
+  const logger = createWorkerLogger(settings.logLevel, settings.logFormat);
+  routeConsoleTo(logger);
   Runtime.install({
     logger,
     telemetryOptions: {
@@ -63,7 +74,10 @@ export function installTelemetry(env: NodeJS.ProcessEnv = process.env): WorkerTe
   return { logger, tracing, shutdown: async () => void (await tracing?.shutdown()) };
 }
 
-/** In JSON mode every line the process prints is JSON: console output (the sandbox check, libraries) and a crash go through the logger. */
+/**
+ * Every line the process prints goes through the logger, so it is inert and, in JSON mode, JSON: console output (the
+ * bash sandbox check, which may quote a probe's output; libraries) and a crash (whose message may quote anything).
+ */
 function routeConsoleTo(logger: Logger): void {
   const to =
     (level: 'debug' | 'info' | 'warn' | 'error') =>

@@ -33,13 +33,38 @@ export function terminalText(text: string, layout: 'line' | 'block'): string {
 }
 
 /**
- * JSON for a terminal: JSON.stringify escapes C0 controls but not DEL, C1 or bidi controls. Those
- * can only stand inside JSON strings (JSON's own syntax is ASCII without DEL), where `\uXXXX` is the
- * same character, so the output parses to exactly the same value and a machine reader loses nothing.
+ * Every character an escape below makes visible: the controls and layout above, and the line and paragraph
+ * separators (U+2028/9 end a line to some readers and log viewers).
  */
-export function terminalJson(value: unknown): string {
-  const json: string | undefined = JSON.stringify(value);
-  return (json ?? 'null').replace(CONTROLS_AND_LAYOUT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+// eslint-disable-next-line no-control-regex
+const CONTROLS_LAYOUT_AND_SEPARATORS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]/g;
+
+/** `\uXXXX` of one UTF-16 unit: the escape JSON and JavaScript read back as that character. */
+const unicodeEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * JSON for a terminal: JSON.stringify escapes C0 controls but not DEL, C1, bidi controls or U+2028/9.
+ * Those can only stand inside JSON strings (JSON's own syntax is ASCII without DEL), where `\uXXXX` is
+ * the same character, so the output parses to exactly the same value and a machine reader loses
+ * nothing. `replacer` is JSON.stringify's.
+ */
+export function terminalJson(value: unknown, replacer?: (this: unknown, key: string, value: unknown) => unknown): string {
+  const json: string | undefined = JSON.stringify(value, replacer);
+  return (json ?? 'null').replace(CONTROLS_LAYOUT_AND_SEPARATORS, unicodeEscape);
+}
+
+/** The escapes logText writes for the layout characters; every other one is `\uXXXX`. */
+const LAYOUT_ESCAPES: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * One log line's text: every C0 control (tab, line feed and CR too, so one log entry stays one
+ * line and no entry can be forged after it), DEL, C1, bidi control and U+2028/9 becomes a visible
+ * escape, `\t` `\n` `\r` or `\uXXXX` (ESC reads `\u001b`, the 8-bit CSI `\u009b`). Unlike
+ * terminalText nothing is lost: an operator reads which character was there. Backslashes stay as
+ * they are, so paths and already-escaped text read as written.
+ */
+export function logText(text: string): string {
+  return text.replace(CONTROLS_LAYOUT_AND_SEPARATORS, (c) => LAYOUT_ESCAPES[c] ?? unicodeEscape(c));
 }
 
 /**
