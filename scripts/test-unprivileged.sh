@@ -4,7 +4,7 @@
 # agent-teams-test (once) and runs the suites as it; as any other user, it runs them as that user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-suites='host/(checkoutEscape|gitProtection|bashSandbox|sandboxContainment)\.test'
+suites='host/(checkoutEscape|gitProtection|bashSandbox|sandboxContainment|attack[A-Za-z]*)\.test'
 if [[ $(id -u) -ne 0 ]]; then
   echo "unprivileged suites as $(id -un) (uid $(id -u))"
   exec bash scripts/jest.sh --selectProjects host --testPathPatterns "$suites"

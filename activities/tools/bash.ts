@@ -8,8 +8,6 @@
  * EXIT trap, so `cd` persists across calls (unless the command replaces the trap, execs, or is
  * killed: then the directory stays as it was).
  */
-import * as fs from 'node:fs';
-import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { bashContract, WORK_TOOL_ERRORS as E, WORK_TOOL_LIMITS as LIMITS, WorkToolError } from '../../shared/agent/workTools';
 import { defineTool } from '../../shared/tools/tool';
@@ -17,12 +15,15 @@ import { type LimitHit, privateTmpfs, runBashCommand } from './bashRun';
 import { type BashSandboxConfig, bwrapArgs, probeSandbox, sandboxCommand, sandboxConfigFromEnv, sandboxEnv, sandboxHome, systemMounts } from './bashSandbox';
 import type { WorkToolContext } from './context';
 import { credentialFiles, unsandboxedBashEnv } from './credentials';
-import { type GitMounts, gitMounts, gitPlantablesBefore, removePlanted } from './gitProtection';
-import { errnoCode, isWithin, toPosix } from './paths';
+import { type GitPins, pinGitMetadata, type Plantable, plantedSince } from './gitProtection';
+import { memberDirectory } from './memberDirectory';
+import { errnoCode, isWithin } from './paths';
 import { createCommandCgroup, detectCgroups } from './sandboxCgroup';
 import { type FileOwner, sandboxIdentity } from './sandboxIdentity';
 
 const CWD_FD = 3;
+/** How long the sweep of planted git metadata may take (a member's tree can be large). */
+const SWEEP_TIMEOUT_MS = 60_000;
 /** Reports the shell's final directory on fd 3 however the script ends (normally, exit, set -e). */
 const CWD_TRAILER = `trap 'builtin pwd -P >&${CWD_FD} 2>/dev/null' EXIT\n`;
 
@@ -83,11 +84,11 @@ export function createBashTool(options: BashToolOptions) {
     return identity.run;
   }
 
-  async function runBash(command: string, timeoutMs: number, context: WorkToolContext, git: GitMounts, user: FileOwner | null) {
+  /** Runs `command` in the sandbox at `cwd` (absolute, inside the checkout), with the git metadata `pins` bound. */
+  async function runBash(command: string, timeoutMs: number, context: WorkToolContext, cwd: string, pins: GitPins | null, user: FileOwner | null) {
     const script = CWD_TRAILER + command;
     const sandboxed = sandbox.mode !== 'none';
     const spec = {
-      cwd: context.base,
       env: bashEnv,
       user,
       limits: sandbox.limits,
@@ -96,24 +97,34 @@ export function createBashTool(options: BashToolOptions) {
       heartbeatIntervalMs,
       context,
     };
-    if (!sandboxed) return runBashCommand({ ...spec, file: 'bash', args: ['-c', script], cgroup: null, tmpfs: [] });
+    if (!sandboxed) return runBashCommand({ ...spec, cwd, file: 'bash', args: ['-c', script], cgroup: null, tmpfs: [] });
     const cgroup = cgroups ? createCommandCgroup(cgroups, sandbox.limits) : null;
+    const binds = pins?.binds ?? [];
     const args = [
       ...bwrapArgs({
         root: rootReal,
-        cwd: fs.realpathSync(context.base),
+        cwd,
         home,
         network: sandbox.network,
         system,
         binds: sandbox.binds,
         limits: sandbox.limits,
         maskFiles,
-        git,
+        pins: binds,
       }),
       ...sandboxCommand(sandbox.limits, script, home, { memoryBounded: cgroup?.bounds.memory ?? false }),
     ];
     try {
-      return await runBashCommand({ ...spec, file: sandbox.bwrapPath, args, cgroup, tmpfs: privateTmpfs(sandbox.limits, home) });
+      // bwrap starts in `/` and enters `cwd` inside the sandbox: the worker never changes into a member's directory.
+      return await runBashCommand({
+        ...spec,
+        cwd: '/',
+        file: sandbox.bwrapPath,
+        args,
+        cgroup,
+        tmpfs: privateTmpfs(sandbox.limits, home),
+        pinnedFds: binds.map((bind) => bind.handle.fd),
+      });
     } catch (error) {
       if (errnoCode(error) !== 'ENOENT') throw error;
       sandboxChecked = false;
@@ -124,38 +135,53 @@ export function createBashTool(options: BashToolOptions) {
     }
   }
 
+  /**
+   * Removes what a call planted where git would read it, by `rm -rf` as the member in a sandbox of
+   * its own: the worker itself never removes a path a member shaped. Returns what is gone and what is not.
+   */
+  async function sweep(planted: Plantable[], pins: GitPins, context: WorkToolContext, user: FileOwner | null) {
+    const quoted = planted.map((plantable) => `'${path.join(rootReal, plantable.shown).replaceAll("'", "'\\''")}'`);
+    await runBash(`rm -rf -- ${quoted.join(' ')}`, SWEEP_TIMEOUT_MS, { ...context, nextCwd: undefined }, rootReal, null, user);
+    const left = new Set(await plantedSince({ ...pins, plantables: planted }));
+    return { removed: planted.filter((plantable) => !left.has(plantable)), left: [...left] };
+  }
+
   return defineTool({
     ...bashContract,
     async execute(input, context: WorkToolContext) {
-      try {
-        if (!(await fsp.stat(context.base)).isDirectory()) throw new Error('not a directory');
-      } catch {
+      const start = await memberDirectory(rootReal, context.cwd);
+      if (start === null) {
         context.nextCwd = '.';
         throw new WorkToolError(
           E.workingDirectoryMissing,
-          `your directory ${context.cwd} no longer exists; you are back at the checkout root (".") and nothing ran`,
+          `your directory ${context.cwd} no longer exists (or leads outside the checkout); you are back at the checkout root (".") and nothing ran`,
         );
       }
       const user = await ensureSandbox();
-      const git = gitMounts(rootReal);
-      const plantables = gitPlantablesBefore(rootReal, git);
-      const run = await runBash(input.command, input.timeoutMs ?? LIMITS.bashDefaultTimeoutMs, context, git, user);
+      const pins = sandbox.mode === 'none' ? null : await pinGitMetadata(rootReal);
       const notices: string[] = [];
-      const removed = removePlanted(rootReal, plantables);
-      if (run.limit !== null) throw limitError(run.limit, run.stderr);
-      if (removed.length > 0) {
-        notices.push(`removed ${removed.join(', ')}: git would read its configuration or hooks from there, and run what they name on the host`);
+      let run;
+      try {
+        run = await runBash(input.command, input.timeoutMs ?? LIMITS.bashDefaultTimeoutMs, context, path.join(rootReal, start), pins, user);
+        const planted = pins === null ? [] : await plantedSince(pins);
+        if (pins !== null && planted.length > 0) {
+          const { removed, left } = await sweep(planted, pins, context, user);
+          const names = (list: Plantable[]) => list.map((plantable) => plantable.shown).join(', ');
+          if (removed.length > 0)
+            notices.push(`removed ${names(removed)}: git would read its configuration or hooks from there, and run what they name on the host`);
+          if (left.length > 0) notices.push(`could not remove ${names(left)}; tell the Lead, so the operator reviews the checkout before running git in it`);
+        }
+      } finally {
+        await pins?.release();
       }
+      if (run.limit !== null) throw limitError(run.limit, run.stderr);
       let cwd = context.cwd;
       if (run.finalDirectory !== null) {
-        let real: string | null = null;
-        try {
-          real = await fsp.realpath(run.finalDirectory);
-        } catch {
-          real = null;
-        }
-        if (real !== null && isWithin(rootReal, real)) cwd = toPosix(path.relative(rootReal, real));
-        else notices.push(`the command ended in ${run.finalDirectory}, outside the checkout; your directory stays ${context.cwd}`);
+        // Where the shell says it ended is the member's text: taken as root-relative components and walked like any path.
+        const relative = isWithin(rootReal, run.finalDirectory) ? path.relative(rootReal, run.finalDirectory) : null;
+        const real = relative === null ? null : await memberDirectory(rootReal, relative === '' ? '.' : relative);
+        if (real !== null) cwd = real === '' ? '.' : real;
+        else notices.push(`the command ended outside the checkout; your directory stays ${context.cwd}`);
       }
       if (cwd !== context.cwd) context.nextCwd = cwd;
       const { finalDirectory: _finalDirectory, limit: _limit, ...result } = run;

@@ -96,6 +96,8 @@ export interface BashRunSpec {
   timeoutMs: number;
   heartbeatIntervalMs: number;
   context: WorkToolContext;
+  /** Descriptors the command gets from fd PINNED_FD_BASE on (bwrap's --bind-fd; it closes them before the command runs). */
+  pinnedFds?: readonly number[];
 }
 
 /** The private tmpfs mounts a sandboxed command has, for its report (HOME only when it is not /tmp). */
@@ -133,7 +135,7 @@ export function runBashCommand(spec: BashRunSpec): Promise<BashRun> {
       cwd: spec.cwd,
       env: spec.env,
       detached: true, // own process group, so a timeout kills everything the command started
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', cgroup ? 'pipe' : 'ignore', spec.tmpfs.length > 0 ? 'pipe' : 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', cgroup ? 'pipe' : 'ignore', spec.tmpfs.length > 0 ? 'pipe' : 'ignore', ...(spec.pinnedFds ?? [])],
       ...(spec.user ? { uid: spec.user.uid, gid: spec.user.gid } : {}),
     });
     const stdout = new TailBuffer(spec.outputTailBytes);

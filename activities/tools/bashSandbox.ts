@@ -9,7 +9,8 @@
  *   /home, /root, /var, /sys, other users' files and every socket of the host's are not there; the
  *   rest of the root is an empty read-only tmpfs;
  * - the checkout read-write at its real path, its git metadata pinned and its configuration
- *   read-only (gitProtection.ts), and the credential files the worker names masked;
+ *   read-only, bound from descriptors the worker opened without following anything
+ *   (gitProtection.ts), and the credential files the worker names masked;
  * - each process under RLIMITs (sandboxLimits.ts), the whole command in a cgroup where
  *   the worker can make one (sandboxCgroup.ts), run as a user that is never root (sandboxIdentity.ts).
  *
@@ -26,7 +27,6 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { GitMounts } from './gitProtection';
 import { credentialFiles, describeRefusedBashEnv, parseBashEnvAllowList } from './credentials';
 import { isWithin } from './paths';
 import { networkAuthorityWarning } from './sandboxNetwork';
@@ -159,9 +159,15 @@ export interface BwrapArgsOptions {
   limits: Pick<SandboxLimits, 'tmp' | 'home'>;
   /** Files to hide behind /dev/null (credential files outside the checkout). */
   maskFiles?: string[];
-  /** The checkout's git metadata: pinned directories and read-only paths inside the checkout (gitProtection.ts). */
-  git?: GitMounts;
+  /**
+   * The checkout's git metadata, bound from descriptors (gitProtection.ts): the i-th is the
+   * command's fd PINNED_FD_BASE + i, bound at `dest` (inside the checkout), parents first.
+   */
+  pins?: ReadonlyArray<{ dest: string; readOnly: boolean }>;
 }
+
+/** The first descriptor bwrap gets a pinned directory or file on (0-5 are the command's pipes: bashRun.ts). */
+export const PINNED_FD_BASE = 6;
 
 /** The bwrap arguments (without the bwrap path and the command after them). */
 export function bwrapArgs(options: BwrapArgsOptions): string[] {
@@ -200,9 +206,10 @@ export function bwrapArgs(options: BwrapArgsOptions): string[] {
     if (!isWithin(options.root, file) && shown.some((dir) => isWithin(dir, file))) args.push('--ro-bind', '/dev/null', file);
   }
   args.push('--bind', options.root, options.root);
-  // Over the checkout's bind: git metadata pinned, then its configuration read-only.
-  for (const dir of options.git?.pinned ?? []) if (isWithin(options.root, dir)) args.push('--bind', dir, dir);
-  for (const file of options.git?.readOnly ?? []) if (isWithin(options.root, file)) args.push('--ro-bind', file, file);
+  // Over the checkout's bind, from the descriptors the worker pinned: never a path bwrap would resolve again.
+  (options.pins ?? []).forEach((pin, index) => {
+    if (isWithin(options.root, pin.dest)) args.push(pin.readOnly ? '--ro-bind-fd' : '--bind-fd', String(PINNED_FD_BASE + index), pin.dest);
+  });
   // The root and /dev bwrap made are tmpfs of RAM: read-only, nothing can be written outside the sized mounts.
   args.push('--remount-ro', '/dev', '--remount-ro', '/', '--chdir', options.cwd, '--');
   return args;

@@ -1,132 +1,228 @@
 /**
  * What keeps a member's bash from planting code that the operator's git runs later on the host
- * (docs/security.md). Members may `git add` and `git commit`, so the checkout's `.git` stays
- * writable, except:
+ * (docs/security.md), without the worker ever acting on a path a member can change (issue 52,
+ * decision 0009). Members may `git add` and `git commit`, so the checkout's `.git` stays writable,
+ * except:
  *
- * - `.git` is bound onto itself inside the sandbox, a mount point, so it cannot be moved, removed
- *   or replaced by a fresh `git init` (rename and rmdir of a mount point fail with EBUSY);
- * - `.git/config`, `.git/hooks` and the hooks directory `core.hooksPath` names (when it lies in
- *   the checkout) are bound read-only, so no fsmonitor, pager, filter or hook can be configured;
- * - a file git reads to find its configuration elsewhere (`commondir`, `config.worktree`) that a
- *   run created is removed once the run is over, when nothing of the sandbox is left running
- *   (bwrap's PID namespace dies with the command). A placeholder cannot be mounted instead: bwrap
- *   would create it on the host, and git refuses an empty `commondir`.
+ * - `.git`, `.git/config`, `.git/hooks` and the directory `core.hooksPath` names in the checkout
+ *   (with each directory on its way) are found by a walk of descriptors from the checkout root, each
+ *   component opened with O_NOFOLLOW: a symlink is never followed, a FIFO never opened for reading;
+ * - what was found is handed to bubblewrap as those descriptors (`--bind-fd`, `--ro-bind-fd`), never
+ *   as a path it would resolve again: `.git` and the hooks directory's ancestors are bound onto
+ *   themselves (mount points cannot be renamed or removed), `.git/config` and the hooks directories
+ *   read-only;
+ * - the repository's `core.hooksPath` is read from the descriptor the walk opened, at most
+ *   CONFIG_READ_BYTES of it, and parsed by `git config --file -` from a pipe: git reads no file of
+ *   the checkout, follows no include, and runs on no thread of the worker's;
+ * - whatever git would read that was absent (or not a plain file or directory) when the call began
+ *   is *plantable*: `.git` itself in a checkout without one, `config`, `hooks`, `commondir` and
+ *   `config.worktree` in it, and the first missing component of the hooks directory. When the call
+ *   is over and nothing of its sandbox runs, whatever stands at one of those names is removed by
+ *   `rm -rf` in a sandbox of its own as the member (bash.ts), so the worst a race can reach is what
+ *   the member could reach anyway.
  *
- * The file tools refuse to write any of this (files.ts, ProtectedPath).
+ * Everything is computed afresh for every call. The file tools refuse to write any `.git` and the
+ * hooks directories (files.ts, ProtectedPath).
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { isWithin } from './paths';
+import { at } from './beneath';
+import { errnoCode, isWithin } from './paths';
 
-/** Files in a git directory that make git read its configuration, and run its commands, from elsewhere. */
-export const GIT_REDIRECT_FILES = ['commondir', 'config.worktree'] as const;
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
-export interface GitMounts {
-  /** Directories bound onto themselves, so they cannot be renamed or removed. */
-  pinned: string[];
-  /** Paths bound read-only over the checkout's read-write bind. */
-  readOnly: string[];
-  /** The configured hooks directory when it does not exist yet: nothing to bind, so a run that creates it has it removed. */
-  absentHooks: string | null;
+/** Names in the git directory that git reads for its configuration, hooks or another git directory. */
+export const GIT_DIRECTORY_NAMES = { config: 'file', hooks: 'directory', commondir: 'file', 'config.worktree': 'file' } as const;
+/** A repository's config larger than this is not read for its hooks directory (git's own are a few KB). */
+export const CONFIG_READ_BYTES = 1 << 20;
+/** A hooks directory deeper than this in the checkout is not pinned. */
+const MAX_HOOKS_DEPTH = 64;
+const GIT_CONFIG_TIMEOUT_MS = 5000;
+
+/** One pinned thing: the descriptor, where the sandbox shows it, and whether read-only. */
+export interface GitBind {
+  handle: fsp.FileHandle;
+  /** Absolute path in the sandbox (the checkout is bound at its real path). */
+  dest: string;
+  readOnly: boolean;
 }
 
-/** The git directory the checkout's `.git` is, when it is a real directory (not a symlink). */
-export function gitDirectoryOf(rootReal: string): string | null {
-  const candidate = path.join(rootReal, '.git');
-  try {
-    return fs.lstatSync(candidate).isDirectory() ? candidate : null;
-  } catch {
-    return null;
-  }
+/** A name that was absent, or not a plain file or directory, when the call began: removed after it if something stands there. */
+export interface Plantable {
+  /** The directory holding it, pinned by descriptor. */
+  dir: fsp.FileHandle;
+  name: string;
+  /** Root-relative, '/'-separated: what the sweep removes, and the member's notice. */
+  shown: string;
 }
 
-function exists(file: string, kind: 'file' | 'directory'): boolean {
+export interface GitPins {
+  /** Bound in this order (parents before children), over the checkout's read-write bind. */
+  binds: GitBind[];
+  plantables: Plantable[];
+  /** The hooks directories, root-relative components: the file tools refuse to write under them. */
+  hooksPrefixes: string[][];
+  /** Closes every descriptor. */
+  release(): Promise<void>;
+}
+
+/** Opens `name` in `dir` without following it: a directory, a regular file, or null for anything else or nothing. */
+async function openNoFollow(dir: fsp.FileHandle, name: string, kind: 'file' | 'directory'): Promise<fsp.FileHandle | null> {
+  let handle: fsp.FileHandle;
   try {
-    const stat = fs.lstatSync(file);
-    return kind === 'file' ? stat.isFile() : stat.isDirectory();
-  } catch {
-    return false;
+    handle = await fsp.open(at(dir, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | (kind === 'directory' ? O_DIRECTORY : 0));
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'ENXIO' || code === 'EACCES') return null;
+    throw error;
   }
+  const stat = await handle.stat();
+  if (kind === 'file' ? stat.isFile() : stat.isDirectory()) return handle;
+  await handle.close();
+  return null;
+}
+
+/** At most `cap` bytes of an open file, from that descriptor; null when it holds more. */
+async function readCapped(handle: fsp.FileHandle, cap: number): Promise<Buffer | null> {
+  const buffer = Buffer.alloc(cap + 1);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled > cap ? null : buffer.subarray(0, filled);
+}
+
+/** `git config --get core.hooksPath` of one scope; the repository's config comes on stdin, never as a path. */
+function gitConfigHooksPath(scope: string[], stdin: Buffer | null): Promise<string | null> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      'git',
+      ['config', '--no-includes', ...scope, '--get', 'core.hooksPath'],
+      {
+        cwd: '/',
+        encoding: 'utf8',
+        timeout: GIT_CONFIG_TIMEOUT_MS,
+        killSignal: 'SIGKILL',
+        maxBuffer: 64 * 1024,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...(process.env.HOME ? { HOME: process.env.HOME } : {}) },
+      },
+      (error, stdout) => resolve(error ? null : stdout.trim() || null),
+    );
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(stdin ?? undefined);
+  });
 }
 
 /**
- * The hooks directory git is configured with (core.hooksPath), absolute, when it lies in the
- * checkout: the repository's own config first, then the worker user's global and the system
- * config, as git's precedence has it. Each is read with `git config --file`/`--global`/`--system`,
- * which parse that one file and run nothing. A relative value is relative to the working tree, so
- * a global `.githooks` names a directory in this checkout too.
+ * The hooks directory git is configured with (core.hooksPath), as root-relative components, when
+ * it lies in the checkout: the repository's config (its bytes, read from the descriptor) first, then
+ * the worker user's global and the system config, as git's precedence has it. A relative value is
+ * relative to the working tree, so a global `.githooks` names a directory in this checkout too.
  */
-export function configuredHooksDirectory(rootReal: string, gitDir: string): string | null {
-  const scopes = [['--file', path.join(gitDir, 'config')], ['--global'], ['--system']];
-  for (const scope of scopes) {
-    const result = spawnSync('git', ['config', ...scope, '--get', 'core.hooksPath'], {
-      cwd: '/',
-      encoding: 'utf8',
-      timeout: 5000,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...(process.env.HOME ? { HOME: process.env.HOME } : {}) },
-    });
-    const value = result.status === 0 ? result.stdout.trim() : '';
-    if (value === '') continue;
-    // `~` is the operator's home, outside the checkout (and read-only in the sandbox).
+async function hooksSegments(rootReal: string, repositoryConfig: Buffer | null): Promise<string[] | null> {
+  const scopes: Array<[string[], Buffer | null]> = [
+    [['--file', '-'], repositoryConfig],
+    [['--global'], null],
+    [['--system'], null],
+  ];
+  for (const [scope, stdin] of scopes) {
+    if (scope[0] === '--file' && stdin === null) continue;
+    const value = await gitConfigHooksPath(scope, stdin);
+    if (value === null) continue;
+    // `~` is the operator's home, outside the checkout (and not in the sandbox).
     if (value.startsWith('~')) return null;
     const absolute = path.resolve(rootReal, value);
-    return isWithin(rootReal, absolute) ? absolute : null;
+    if (!isWithin(rootReal, absolute)) return null;
+    const segments = path
+      .relative(rootReal, absolute)
+      .split(path.sep)
+      .filter((part) => part !== '');
+    return segments.length > 0 && segments.length <= MAX_HOOKS_DEPTH ? segments : null;
   }
   return null;
 }
 
-/** The sandbox mounts that protect the checkout's git metadata (none when it has no `.git` directory). */
-export function gitMounts(rootReal: string): GitMounts {
-  const dotGit = path.join(rootReal, '.git');
-  // A `.git` file (a linked worktree's "gitdir:" pointer) is bound read-only as a whole.
-  if (exists(dotGit, 'file')) return { pinned: [], readOnly: [dotGit], absentHooks: null };
-  const gitDir = gitDirectoryOf(rootReal);
-  if (gitDir === null) return { pinned: [], readOnly: [], absentHooks: null };
-  const readOnly: string[] = [];
-  if (exists(path.join(gitDir, 'config'), 'file')) readOnly.push(path.join(gitDir, 'config'));
-  if (exists(path.join(gitDir, 'hooks'), 'directory')) readOnly.push(path.join(gitDir, 'hooks'));
-  const hooks = configuredHooksDirectory(rootReal, gitDir);
-  if (hooks !== null && exists(hooks, 'directory') && !readOnly.includes(hooks)) readOnly.push(hooks);
-  const absentHooks = hooks !== null && !fs.existsSync(hooks) ? hooks : null;
-  return { pinned: [gitDir], readOnly, absentHooks };
-}
-
-/** What a run may plant that no mount can stop: the redirecting files and a hooks directory absent before it. */
-export interface GitPlantables {
-  gitDir: string | null;
-  /** Redirecting files present before the run (the operator's own are kept). */
-  redirectsBefore: Set<string>;
-  absentHooks: string | null;
-}
-
-/** Taken before a run, compared after it. */
-export function gitPlantablesBefore(rootReal: string, mounts: GitMounts): GitPlantables {
-  const gitDir = gitDirectoryOf(rootReal);
-  const redirectsBefore = new Set<string>();
-  for (const name of GIT_REDIRECT_FILES) if (gitDir !== null && lexists(path.join(gitDir, name))) redirectsBefore.add(name);
-  return { gitDir, redirectsBefore, absentHooks: mounts.absentHooks };
-}
-
-function lexists(file: string): boolean {
-  try {
-    fs.lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Removes what the run planted: redirecting files absent before it, and the configured hooks
- * directory if it was absent before. Returns their root-relative names, for the member's notice.
+ * Pins the checkout's git metadata for one bash call: what to bind and what to sweep afterwards.
+ * Nothing here follows a symlink, opens a FIFO for reading or resolves a path a member wrote.
  */
-export function removePlanted(rootReal: string, before: GitPlantables): string[] {
-  const planted: string[] = [];
-  for (const name of GIT_REDIRECT_FILES) {
-    if (before.gitDir !== null && !before.redirectsBefore.has(name) && lexists(path.join(before.gitDir, name))) planted.push(path.join(before.gitDir, name));
+export async function pinGitMetadata(rootReal: string): Promise<GitPins> {
+  const handles: fsp.FileHandle[] = [];
+  const release = async () => {
+    await Promise.all(handles.splice(0).map((handle) => handle.close().catch(() => undefined)));
+  };
+  const keep = (handle: fsp.FileHandle | null) => {
+    if (handle !== null) handles.push(handle);
+    return handle;
+  };
+  try {
+    const root = keep(await fsp.open(rootReal, O_RDONLY | O_DIRECTORY)) as fsp.FileHandle;
+    const binds: GitBind[] = [];
+    const plantables: Plantable[] = [];
+    const dest = (segments: readonly string[]) => path.join(rootReal, ...segments);
+    const gitDir = keep(await openNoFollow(root, '.git', 'directory'));
+    let repositoryConfig: Buffer | null = null;
+    if (gitDir === null) {
+      // A linked worktree's `.git` file ("gitdir: …") is bound read-only as it is; anything else is the member's.
+      const gitFile = keep(await openNoFollow(root, '.git', 'file'));
+      if (gitFile !== null) binds.push({ handle: gitFile, dest: dest(['.git']), readOnly: true });
+      else plantables.push({ dir: root, name: '.git', shown: '.git' });
+    } else {
+      binds.push({ handle: gitDir, dest: dest(['.git']), readOnly: false });
+      for (const [name, kind] of Object.entries(GIT_DIRECTORY_NAMES)) {
+        const found = keep(await openNoFollow(gitDir, name, kind));
+        if (found === null) plantables.push({ dir: gitDir, name, shown: `.git/${name}` });
+        else if (name === 'config' || name === 'hooks') binds.push({ handle: found, dest: dest(['.git', name]), readOnly: true });
+        if (found !== null && name === 'config') repositoryConfig = await readCapped(found, CONFIG_READ_BYTES);
+      }
+    }
+    const hooksPrefixes: string[][] = [];
+    const hooks = await hooksSegments(rootReal, repositoryConfig);
+    if (hooks !== null && !(hooks[0] === '.git' && gitDir === null)) {
+      hooksPrefixes.push(hooks);
+      // Every directory on the way is pinned onto itself, so none can be moved away and replaced by a symlink.
+      let dir = root;
+      for (let index = 0; index < hooks.length; index++) {
+        const name = hooks[index] as string;
+        const next = keep(await openNoFollow(dir, name, 'directory'));
+        if (next === null) {
+          plantables.push({ dir, name, shown: hooks.slice(0, index + 1).join('/') });
+          break;
+        }
+        const last = index === hooks.length - 1;
+        const at = dest(hooks.slice(0, index + 1));
+        if (!binds.some((bind) => bind.dest === at)) binds.push({ handle: next, dest: at, readOnly: last });
+        dir = next;
+      }
+    }
+    return { binds, plantables, hooksPrefixes, release };
+  } catch (error) {
+    await release();
+    throw error;
   }
-  if (before.absentHooks !== null && lexists(before.absentHooks)) planted.push(before.absentHooks);
-  for (const file of planted) fs.rmSync(file, { recursive: true, force: true });
-  return planted.map((file) => path.relative(rootReal, file).split(path.sep).join('/'));
+}
+
+/** The plantables something now stands at (looked up in their pinned directories, not followed). */
+export async function plantedSince(pins: GitPins): Promise<Plantable[]> {
+  const planted: Plantable[] = [];
+  for (const plantable of pins.plantables) {
+    try {
+      await fsp.lstat(at(plantable.dir, plantable.name));
+      planted.push(plantable);
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT' && errnoCode(error) !== 'ENOTDIR') throw error;
+    }
+  }
+  return planted;
+}
+
+/** The hooks directories the file tools refuse, root-relative, computed afresh (for a write). */
+export async function protectedHooksPrefixes(rootReal: string): Promise<string[][]> {
+  const pins = await pinGitMetadata(rootReal);
+  await pins.release();
+  return pins.hooksPrefixes;
 }

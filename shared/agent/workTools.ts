@@ -19,6 +19,16 @@ export const WORK_TOOL_LIMITS = {
   readMaxBytes: 100_000,
   /** Files larger than this are not read, written or edited by the file tools. */
   maxFileBytes: 10 * 1024 * 1024,
+  /**
+   * The file tools' walk beneath the checkout (activities/tools/beneath.ts), per call: components
+   * resolved (symlink targets and `..` included), directories below the root (each one an open
+   * descriptor while the call runs), symlinks followed, and the bytes of one name. Over any of
+   * them: PathTooComplex.
+   */
+  pathMaxComponents: 4096,
+  pathMaxDepth: 256,
+  pathMaxSymlinks: 40,
+  nameMaxBytes: 255,
   /** bash keeps at most the last this-many bytes of stdout and of stderr. */
   bashOutputBytes: 32 * 1024,
   bashDefaultTimeoutMs: 60_000,
@@ -40,6 +50,12 @@ export const WORK_TOOL_ERRORS = {
   unknownTool: 'UnknownTool',
   /** write_file and edit_file: git metadata (a `.git` directory, the hooks directory), which runs code on the host later. */
   protectedPath: 'ProtectedPath',
+  /** A path over the walk's bounds (WORK_TOOL_LIMITS.path*, nameMaxBytes): too many components, directories, symlinks, or too long a name. */
+  pathTooComplex: 'PathTooComplex',
+  /** The filesystem or the worker failed the call (EIO, ENOSPC, out of descriptors, ...); the message names the errno, never a host path. */
+  fileSystemError: 'FileSystemError',
+  /** A tool failed in a way it has no type for; the message says which tool, never a host path. */
+  toolFailed: 'ToolFailed',
   /** bash only: the sandbox (bubblewrap) cannot start on this worker; nothing ran. */
   sandboxUnavailable: 'SandboxUnavailable',
   /** bash only: the command hit a limit of its sandbox (memory, processes, a tmpfs, output, ...); the message names it and its value. */

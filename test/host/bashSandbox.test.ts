@@ -122,7 +122,12 @@ describe('configuration and argv (pure)', () => {
       system,
       limits,
       maskFiles: ['/etc/temporal/key.pem', '/srv/co/inside.pem', '/home/node/.temporal/key.pem'],
-      git: { pinned: ['/srv/co/.git', '/elsewhere/.git'], readOnly: ['/srv/co/.git/config', '/srv/co/.git/hooks'], absentHooks: null },
+      pins: [
+        { dest: '/srv/co/.git', readOnly: false },
+        { dest: '/elsewhere/.git', readOnly: false },
+        { dest: '/srv/co/.git/config', readOnly: true },
+        { dest: '/srv/co/.git/hooks', readOnly: true },
+      ],
     });
     expect(args).toEqual([
       '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-user', '--disable-userns',
@@ -136,8 +141,8 @@ describe('configuration and argv (pure)', () => {
       '--perms', '0700', '--size', String(4 * 1024 * 1024), '--tmpfs', '/home/node',
       '--ro-bind', '/dev/null', '/etc/temporal/key.pem',
       '--bind', '/srv/co', '/srv/co',
-      '--bind', '/srv/co/.git', '/srv/co/.git',
-      '--ro-bind', '/srv/co/.git/config', '/srv/co/.git/config', '--ro-bind', '/srv/co/.git/hooks', '/srv/co/.git/hooks',
+      '--bind-fd', '6', '/srv/co/.git',
+      '--ro-bind-fd', '8', '/srv/co/.git/config', '--ro-bind-fd', '9', '/srv/co/.git/hooks',
       '--remount-ro', '/dev', '--remount-ro', '/', '--chdir', '/srv/co/sub', '--',
     ]); // prettier-ignore
     expect(bwrapArgs({ root: '/srv/co', cwd: '/srv/co', home: '/tmp', network: true, system, limits })).not.toContain('--unshare-net');

@@ -1,0 +1,129 @@
+/**
+ * Issue 52 through a Team on the real server, with bash as the checkout's unprivileged owner: the
+ * scripted model plays members that shape paths so that the worker, running as root, would remove
+ * a directory of the host's, hold thousands of descriptors, read a growing file whole, or quote a
+ * name full of terminal escapes and the checkout's host path in an untyped error. The worker's own
+ * descriptors and RSS are sampled while they try (it runs in this process). Every attempt fails,
+ * nothing outside the checkout changes, and no workflow task fails.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { answer, script, scriptText, send, tool } from '../../activities/providers/scriptedModelScript';
+import { TeamClient } from '../../client/teamClient';
+import * as defs from '../../shared/contract';
+import { chainReport, teamWorkflowIds } from '../support/adversarial';
+import { giveToBash } from '../support/bashUser';
+import { useClientAndWorker } from '../support/harness';
+import { eventually, teammateState, toolResult } from '../support/teams';
+import { uniqueId } from '../support/temporal';
+
+const env = useClientAndWorker();
+const HOST_SECRET = 'HOST-SECRET-team-52';
+/** More descriptors than this held at once by the worker during the attack fails the test (docs/security.md). */
+const DESCRIPTOR_BOUND = 512;
+const RSS_BOUND = 100 * 1024 * 1024;
+
+/** Samples the worker's open descriptors and RSS until stopped: the largest of each above where they started. */
+function sampleWorker() {
+  const count = () => fs.readdirSync('/proc/self/fd').length;
+  const start = { fds: count(), rss: process.memoryUsage().rss };
+  const peak = { fds: 0, rss: 0 };
+  const timer = setInterval(() => {
+    peak.fds = Math.max(peak.fds, count() - start.fds);
+    peak.rss = Math.max(peak.rss, process.memoryUsage().rss - start.rss);
+  }, 5);
+  return () => (clearInterval(timer), peak);
+}
+
+test('members shaping paths cannot make the root worker remove, exhaust, read whole or quote anything of the host’s', async () => {
+  const root = env.worker.checkoutRoot;
+  const host = fs.mkdtempSync(`${root}-host-`);
+  fs.mkdirSync(path.join(host, 'precious'));
+  fs.writeFileSync(path.join(host, 'precious', 'secret.txt'), `${HOST_SECRET}\n`);
+  giveToBash(root);
+  const escapes = "e$(printf '\\033]52;c;ZXZpbA==\\007\\033[2J')";
+  const chain = [
+    'mkdir -p d && t=$(printf "d/../%.0s" $(seq 800))',
+    'for i in $(seq 0 39); do ln -sfn "${t}l$((i + 1))" "l$i"; done',
+    'echo chained > l40',
+  ].join('; ');
+  const mallory = script(
+    tool('bash', { command: 'git init -q && git config core.hooksPath x/precious; echo configured=$?' }),
+    tool('bash', { command: `ln -s ${host} x; echo linked=$?` }),
+    tool('bash', { command: chain }),
+    tool('read_file', { path: 'l0' }),
+    tool('bash', { command: `mkdir "${escapes}" && ln -s loop "${escapes}/loop"; echo made=$?` }),
+    tool('read_file', { path: `e\u001b]52;c;ZXZpbA==\u0007\u001b[2J/loop/x` }),
+    send('lead', script(answer('mallory done'))),
+  );
+  const grower = script(
+    tool('bash', {
+      command: 'end=$((SECONDS + 15)); while [ $SECONDS -lt $end ]; do truncate -s 1G big; truncate -s 100 big; done; echo grown',
+      timeoutMs: 60_000,
+    }),
+  );
+  const reads = Array.from({ length: 30 }, () => tool('read_file', { path: 'big' }));
+  const reader = script(tool('bash', { command: 'sleep 1' }), ...reads, send('lead', script(answer('reader done'))));
+
+  const teamId = uniqueId('attack-root-worker');
+  const stop = sampleWorker();
+  await env.client.workflow.start(defs.TEAM_LEAD_WORKFLOW_TYPE, {
+    workflowId: teamId,
+    taskQueue: env.worker.taskQueue,
+    args: [
+      {
+        teamId,
+        agent: {
+          profile: 'team',
+          prompt: scriptText(
+            tool('spawn_teammate', { name: 'grower', message: grower }),
+            tool('spawn_teammate', { name: 'reader', message: reader }),
+            tool('spawn_teammate', { name: 'mallory', message: mallory }),
+          ),
+        },
+      },
+    ],
+  });
+  const team = TeamClient.attach(env.client, teamId);
+  const results = async (name: string) => {
+    const member = await eventually(
+      () => teammateState(team, name).catch(() => null), // not spawned yet
+      (state) => state !== null && state.status === 'idle' && state.conversation.some((entry) => entry.role === 'tool'),
+      150_000,
+    );
+    return (member?.conversation ?? [])
+      .filter((entry) => entry.role === 'tool' && entry.toolName !== 'send_message')
+      .map((entry) => ({ ...entry, result: toolResult(entry) }));
+  };
+  const [malloryResults, readerResults] = [await results('mallory'), await results('reader')];
+  await results('grower');
+  const peak = stop();
+
+  // 1. git init + a hooks path through a symlink to the host: the member's .git is swept, the host untouched.
+  expect(malloryResults[0]?.result.notice).toMatch(/removed \.git/);
+  expect(fs.readFileSync(path.join(host, 'precious', 'secret.txt'), 'utf8')).toBe(`${HOST_SECRET}\n`);
+  expect(fs.existsSync(path.join(root, '.git'))).toBe(false);
+  // 2. 40 symlinks of 800 `d/..`: refused, typed, with the worker's descriptors bounded.
+  expect(malloryResults[3]?.ok).toBe(false);
+  expect(malloryResults[3]?.result.error).toMatch(/^[A-Z][A-Za-z]+$/);
+  expect(malloryResults[3]?.result.error).not.toBe('ToolFailed');
+  expect(peak.fds).toBeLessThan(DESCRIPTOR_BOUND);
+  // 3. A name of terminal escapes and a symlink loop: a typed error that names no host path.
+  expect(malloryResults[4]?.result.stdout).toBe('made=0\n');
+  const loop = malloryResults[5];
+  expect(loop?.ok).toBe(false);
+  expect(loop?.result.error).not.toBe('ToolFailed');
+  expect(JSON.stringify(loop?.result)).not.toContain(root);
+  expect(JSON.stringify(loop?.result)).not.toContain('/proc/self/fd');
+  // 4. A file grown between a size check and a read: each read is whole and small, or FileTooLarge; RSS stays flat.
+  const readResults = readerResults.slice(1);
+  expect(readResults).toHaveLength(30);
+  for (const entry of readResults) if (!entry.ok) expect(['FileTooLarge', 'FileNotFound']).toContain(entry.result.error);
+  expect(peak.rss).toBeLessThan(RSS_BOUND);
+
+  for (const id of await teamWorkflowIds(env.client, teamId)) {
+    const report = await chainReport(env.client, id);
+    expect([id, report.failedWorkflowTasks, report.terminatedRuns]).toEqual([id, 0, 0]);
+  }
+  fs.rmSync(host, { recursive: true, force: true });
+}, 240_000);
