@@ -6,7 +6,7 @@
  * The current turn is the last run of consecutive `user` messages in the request (a message a
  * running turn took at a step boundary, Steer, starts such a run: its script takes over). Each of them
  * that is a rendered inbox message (see shared/agent/transcript.ts) whose content is an object with
- * an own `script` array contributes its steps, messages in order:
+ * an own `script` array (or text that is such an object's JSON) contributes its steps, messages in order:
  *
  *   { "think": 5000 }                                   "work" for 5 s (cancellable)
  *   { "send": { "to": "lead", "content": … } }          call tool send_message with {to, content}
@@ -118,6 +118,20 @@ export function scriptStepsOf(content: unknown): ScriptedModelStep[] {
   return Array.isArray(script) ? script.flatMap(stepsOf) : [];
 }
 
+/**
+ * A text content that is JSON counts as that JSON: an operator's prompt and a CLI message are text,
+ * and a body is a JSON string since message bodies are rendered as JSON (before, the text itself,
+ * which parsed as the JSON it held).
+ */
+function decodedText(content: unknown): unknown {
+  if (typeof content !== 'string') return content;
+  try {
+    return JSON.parse(content) as unknown;
+  } catch {
+    return content;
+  }
+}
+
 /** The current turn of a transcript: its messages' ids and steps, and which model call this is. */
 export function currentScriptedTurn(messages: readonly ChatMessage[]): ScriptedTurn {
   let end = messages.length - 1;
@@ -132,7 +146,7 @@ export function currentScriptedTurn(messages: readonly ChatMessage[]): ScriptedT
       const parsed = parseRenderedInboxMessage(message.content);
       if (!parsed) continue;
       messageIds.push(parsed.messageId);
-      steps.push(...scriptStepsOf(parsed.content));
+      steps.push(...scriptStepsOf(decodedText(parsed.content)));
     }
   }
   const callIndex = messages.slice(end + 1).filter((m) => m.role === 'assistant').length;

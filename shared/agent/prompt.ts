@@ -1,10 +1,13 @@
 /**
  * Prompt assembly: a session's durable conversation becomes the chat messages of the next model
  * call. Pure and deterministic (workflow code calls it), so replay rebuilds the same prompt.
+ * Nothing a member, the operator or a tool wrote can start a line of its own: a message is a header
+ * and its content as one line of JSON (shared/agent/transcript.ts), and a tool result or a runtime
+ * note is one line (inertLine), so no content reads as a header, a runtime note or a tool result.
  */
 import type { ConversationEntry } from '../contract';
 import type { ChatMessage, ToolCall } from '../contract/model';
-import { renderInboxMessage } from './transcript';
+import { inertJson, inertLine, renderInboxMessage } from './transcript';
 
 export interface PromptInput {
   /** The shared policy plus the runtime's identity block. */
@@ -28,7 +31,7 @@ function text(content: ConversationEntry['content']): string {
 export const RUNTIME_NOTE_PREFIX = '[runtime note] ';
 
 export function renderRuntimeNote(content: ConversationEntry['content']): string {
-  return `${RUNTIME_NOTE_PREFIX}${text(content)}`;
+  return `${RUNTIME_NOTE_PREFIX}${inertLine(text(content))}`;
 }
 
 export function isForeignTeamRecord(entry: ConversationEntry, teamId: string): boolean {
@@ -46,8 +49,11 @@ export function assemblePrompt(input: PromptInput): ChatMessage[] {
       case 'user':
         messages.push({
           role: 'user',
+          // Without an id and a sender (no inbox message makes one) the content alone, as one line of JSON.
           content:
-            entry.messageId && entry.from ? renderInboxMessage({ messageId: entry.messageId, from: entry.from, content: entry.content }) : text(entry.content),
+            entry.messageId && entry.from
+              ? renderInboxMessage({ messageId: entry.messageId, from: entry.from, content: entry.content })
+              : inertJson(entry.content),
         });
         break;
       case 'assistant': {
@@ -69,7 +75,7 @@ export function assemblePrompt(input: PromptInput): ChatMessage[] {
         messages.push({ role: 'assistant', content, toolCalls: calls });
         // Every call must be followed by its result; calls cut short by an interrupt get one.
         for (const call of calls)
-          messages.push({ role: 'tool', toolCallId: call.id, content: resultOf(call) ? text(resultOf(call)!.content) : INTERRUPTED_CALL_RESULT });
+          messages.push({ role: 'tool', toolCallId: call.id, content: resultOf(call) ? inertLine(text(resultOf(call)!.content)) : INTERRUPTED_CALL_RESULT });
         break;
       }
       case 'system':
