@@ -21,6 +21,8 @@ import type { DispatchResult } from '../shared/agent/loop';
 import { errorMessage } from '../shared/util/errors';
 import { descriptorProblem } from '../shared/session/descriptor';
 import { memberNameProblem } from '../shared/team/roster';
+import { reservedIdTakenMessage } from '../shared/contract/reservedIds';
+import { ownershipOf } from './ownership';
 
 /** temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING (the proto package is not a dependency here). */
 const WORKFLOW_EXECUTION_STATUS_RUNNING = 1;
@@ -57,7 +59,14 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
     }
   }
 
-  /** Cancels a teammate and waits until it has exited, so no orphan survives. */
+  /** The Lead whose control activity this is: the workflow that scheduled it, never a value from an input. */
+  function callingLead(): string {
+    const leadId = Context.current().info.workflowExecution?.workflowId;
+    if (!leadId) throw ApplicationFailure.nonRetryable('a control activity acts only for the Lead that scheduled it, and none did', 'InvalidCaller');
+    return leadId;
+  }
+
+  /** Cancels a teammate and waits until it has exited, so no orphan survives. Only ever called on the calling Lead's own child. */
   async function drain(workflowId: string): Promise<void> {
     try {
       await client.workflow.getHandle(workflowId).cancel();
@@ -148,6 +157,16 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
      */
     async reconcileTeammate(input: ReconcileTeammateInput): Promise<ReconcileOutcome> {
       const handle = client.workflow.getHandle(input.workflowId);
+      // Ownership first, from the raw description: a workflow that is not provably this Lead's own
+      // child (type, parent, AgentTeamId) is never drained, queried or signalled. The spawn fails
+      // with ReservedIdTaken, naming it.
+      const leadId = callingLead();
+      const ownership = await ownershipOf(client, input.workflowId, leadId);
+      if (ownership.kind === 'absent') return { phase: 'failed', reason: 'absent: no child workflow with the reserved id', drained: false };
+      if (ownership.kind === 'foreign') {
+        return { phase: 'failed', reason: reservedIdTakenMessage(ownership.holder, leadId, ownership.problem), drained: false, holder: ownership.holder };
+      }
+      // From here on the holder is this Lead's own child: draining it touches nothing of anyone else.
       const fail = async (reason: string): Promise<ReconcileOutcome> => {
         await drain(input.workflowId);
         return { phase: 'failed', reason, drained: true };
@@ -187,8 +206,20 @@ export function createActivities({ client }: ActivityDependencies): TeamActiviti
       return { phase: 'active' };
     },
 
-    /** Disposal and conflict cleanup: cancel the child and wait until it has exited. */
+    /**
+     * Disposal, close_agent, a taken subagent id and conflict cleanup: cancel the child and wait
+     * until it has exited. Only the calling Lead's own child is touched: a workflow at the id that
+     * is not (a failed record's holder, say) is left as it is, and there is nothing of the Lead's
+     * there to stop.
+     */
     async stopTeammate(input: { workflowId: string }): Promise<void> {
+      const leadId = callingLead();
+      const ownership = await ownershipOf(client, input.workflowId, leadId);
+      if (ownership.kind === 'absent') return;
+      if (ownership.kind === 'foreign') {
+        Context.current().log.warn(`stopTeammate: ${reservedIdTakenMessage(ownership.holder, leadId, ownership.problem)}; not stopped`);
+        return;
+      }
       await drain(input.workflowId);
     },
 

@@ -30,6 +30,7 @@ import {
   type ReapReport,
   type RosterEntry,
 } from '../shared/reaper/orphans';
+import { ownershipOf } from './ownership';
 
 /** temporal.api.enums.v1.WorkflowExecutionStatus (the proto package is not a dependency here). */
 const STATUS_NAMES: Record<number, string> = {
@@ -148,11 +149,22 @@ export function createReaperActivities({ client }: ReaperDependencies): ReaperAc
     }
   }
 
-  /** Stops one orphan: a cancel first; a terminate when an earlier pass's cancel did not stop it. */
-  async function stop(member: MemberFacts, teamId: string, reason: string): Promise<'cancelled' | 'terminated' | 'closed'> {
+  /**
+   * Stops one orphan: a cancel first; a terminate when an earlier pass's cancel did not stop it.
+   * Only a provable child of the Team's Lead (type, parent and AgentTeamId: the Lead's own check,
+   * activities/ownership.ts) is touched; anything else that names the Team in its search
+   * attributes is kept, and logged.
+   */
+  async function stop(member: MemberFacts, teamId: string, reason: string): Promise<'cancelled' | 'terminated' | 'closed' | 'notOwned'> {
     const execution = { workflowId: member.workflowId, runId: member.runId };
     try {
-      const raw = await client.workflowService.describeWorkflowExecution({ namespace, execution });
+      const ownership = await ownershipOf(client, member.workflowId, teamId, member.runId);
+      if (ownership.kind === 'absent') return 'closed';
+      if (ownership.kind === 'foreign') {
+        Context.current().log.warn(`orphan reaper: ${member.workflowId} names Team ${teamId} but is not its Lead's child (${ownership.problem}); left alone`);
+        return 'notOwned';
+      }
+      const raw = ownership.raw;
       const action = orphanAction({
         running: Number(raw.workflowExecutionInfo?.status) === RUNNING,
         cancelRequested: raw.workflowExtendedInfo?.cancelRequested === true,
@@ -222,6 +234,7 @@ export function createReaperActivities({ client }: ReaperDependencies): ReaperAc
           const outcome = await stop(member, teamId, verdict.reason);
           if (outcome === 'cancelled') record(report.cancelled, member.workflowId);
           else if (outcome === 'terminated') record(report.terminated, member.workflowId);
+          else if (outcome === 'notOwned') report.membersKept += 1;
           else report.alreadyClosed += 1;
           ctx.heartbeat();
         }

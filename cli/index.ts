@@ -30,6 +30,7 @@ import {
   type TeamLimits,
   parseDeploymentModels,
   resolveModel,
+  checkTeamId,
 } from '../shared/contract';
 import type { JsonValue } from '../shared/contract/json';
 import { LEAD, OPERATOR, type TaskMutationResult, type TaskStatus } from '../shared/team';
@@ -91,6 +92,8 @@ async function withTeam<T>(
   run: (team: TeamClient, options: GlobalOptions, target: Target, answerBy: number) => Promise<T>,
   watchForS?: number,
 ): Promise<T> {
+  // Refused before any call: InvalidTeamId says what a Team id may be.
+  checkTeamId(teamId);
   const options = program.opts<GlobalOptions>();
   const plan = commandPlan(kind, options.timeout, watchForS);
   const started = Date.now();
@@ -439,6 +442,7 @@ withAgentOptions(
     .description("start a new Team whose Lead continues from another Team's Lead conversation (records of the source Team are left out)")
     .option('--task-queue <queue>', 'task queue of the workers', process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE),
 ).action(async (sourceTeamId: string, newTeamId: string, opts: AgentFlags & { taskQueue: string }) => {
+  checkTeamId(sourceTeamId);
   const agent = agentOptions(opts, ['--profile', '--model', '--cwd', '--checkout-queue']);
   const models = deploymentModels();
   await withTeam(newTeamId, opts.wait ? 'wait' : 'change', async (team, options, target, answerBy) => {
@@ -495,6 +499,13 @@ program
         () =>
           `${result.member.name}: ${result.member.phase} (workflow ${result.member.workflowId})${result.member.failure ? ` — ${result.member.failure}` : ''}`,
       );
+      // A spawn whose member failed is a failed command: the record is printed, and the exit status says so.
+      if (result.member.phase === 'failed') {
+        throw failure(
+          'SpawnFailed',
+          `teammate ${result.member.name} failed to start: ${result.member.failure ?? 'no reason recorded'}; spawn it under another name`,
+        );
+      }
     });
   });
 
@@ -683,6 +694,10 @@ program
       const report = await team.cancel();
       const members = report.view.members.map((m) => `${m.name} ${m.phase}`).join(', ') || 'no teammates';
       print(options, report, () => `${teamId} ${report.status.toLowerCase()}: ${members}`);
+      // CANCELLED, or COMPLETED when a disposeTeam got there first: the Team ended as asked. Anything else is a failed command.
+      if (report.status !== 'CANCELLED' && report.status !== 'COMPLETED') {
+        throw failure('CancelFailed', `${teamId} ended ${report.status}, not by the cancellation; read why with agent-teams status ${teamId}`);
+      }
     });
   });
 

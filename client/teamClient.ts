@@ -62,6 +62,8 @@ export class TeamClient extends TeamReads {
     readonly reportsRejections: boolean = false,
   ) {
     super();
+    // Every way a Team id enters the client (start, fork, attach, as): outside the grammar it is the typed InvalidTeamId, before any call.
+    defs.checkTeamId(teamId);
     this.deadlines = Object.freeze(resolveDeadlines(deadlines));
     this.calls = new TeamCalls(this);
   }

@@ -61,6 +61,8 @@ const MAX_FORK_INPUT_BYTES = 1_500_000;
 export async function startLeadWorkflow(calls: TeamCalls, options: StartTeamOptions, forkOf?: ForkOf): Promise<void> {
   const { client } = calls.team;
   // Refused here, before anything starts; the Lead refuses the same input from a raw start.
+  defs.checkTeamId(options.teamId);
+  if (forkOf !== undefined) defs.checkTeamId(forkOf.teamId);
   const modelProblem = defs.modelNotAllowed(options.models, options.agent?.model);
   if (modelProblem) throw ApplicationFailure.create({ type: defs.MODEL_NOT_ALLOWED, message: `the Lead's ${modelProblem}`, nonRetryable: true });
   const unpriced = options.agent ? unpricedBudget(options.budgets?.lead, defs.resolveModel(options.models, options.agent.model), options.models?.prices) : null;
@@ -119,6 +121,8 @@ export async function forkRootStart(
   options: ForkRootOptions,
   readSourceState: () => Promise<defs.LeadAgentView>,
 ): Promise<{ start: StartTeamOptions; forkOf: ForkOf }> {
+  defs.checkTeamId(options.sourceTeamId);
+  defs.checkTeamId(options.teamId);
   if (options.sourceTeamId === options.teamId) {
     throw new Error(`a fork needs a new team id; ${options.teamId} is the source itself`);
   }

@@ -18,6 +18,7 @@ import { TeamViewCarrier, type CarriedFrame } from '../../client/teamViewCarrier
 import { OPERATOR } from '../../shared/contract/callers';
 import { errorMessage } from '../../shared/util/errors';
 import { MAX_ID_LENGTH } from '../../shared/contract/limits';
+import { teamIdProblem } from '../../shared/contract/workflowInputs';
 import { panelScript } from './browserScript';
 import { PANEL_CSS, listPageHtml, teamPageHtml } from './pages';
 
@@ -195,6 +196,11 @@ export async function startPanel(options: PanelOptions): Promise<Panel> {
       return;
     }
     if (!team[2]) return send(response, 200, 'text/html', teamPageHtml(teamId, options.webUiLink?.(teamId) ?? null));
+    // No Team has an id outside the grammar: nothing to stream (the client would refuse it with InvalidTeamId).
+    if (teamIdProblem(teamId) !== null) {
+      send(response, 404, 'text/plain', "no such Team: that is not a Team id (letters, digits, '.', '_', ':' or '-', up to 100)");
+      return;
+    }
     streamViews(request, response, carrierFor(teamId));
   }
 

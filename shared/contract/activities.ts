@@ -8,6 +8,7 @@ import type { SendOutcome } from './agent';
 import type { TeammateDescriptor } from './session';
 import type { MemberStatusReport } from './lead';
 import type { ModelCallRequest } from './signals';
+import type { ReservedIdHolder } from './reservedIds';
 
 // ---- Team activities (the worker that runs the Lead and its members) --------------------------------
 
@@ -37,7 +38,8 @@ export interface RequestModelCallInput {
   request: ModelCallRequest;
 }
 
-export type ReconcileOutcome = { phase: 'active' } | { phase: 'failed'; reason: string; drained: boolean };
+/** `holder`: the reserved id is held by a workflow that is not the Lead's own child (ReservedIdTaken), left untouched. */
+export type ReconcileOutcome = { phase: 'active' } | { phase: 'failed'; reason: string; drained: boolean; holder?: ReservedIdHolder };
 
 /** What one tool call gave the model (runTeamTool's result, and every tool of a turn). */
 export interface DispatchResult {

@@ -31,3 +31,4 @@ export * from './modelNames';
 export * from './usage';
 export * from './teamUsage';
 export * from './budgets';
+export * from './reservedIds';

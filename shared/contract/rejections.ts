@@ -27,6 +27,7 @@ export const TEAM_REJECTION_TYPES = [
   'UnknownMember',
   'InvalidMemberTransition',
   'ProvisioningConflict',
+  'ReservedIdTaken',
   'BoardFull',
   'PayloadTooLarge',
   'InboxFull',

@@ -6,6 +6,7 @@
  * state). The hand-written input types in lead.ts and session.ts are checked against these
  * schemas below, so they cannot drift apart.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { PROFILE_NAMES, type ConversationEntry } from './agent';
 import { MAX_MEMBER_NAME_LENGTH } from './callers';
@@ -23,7 +24,56 @@ export const MAX_TURNS_PER_RUN = 10_000;
 export const MIN_REQUIRED_WORK_WAIT_MS = 1_000;
 export const MAX_REQUIRED_WORK_WAIT_MS = 24 * 60 * 60 * 1000;
 
-export const teamIdSchema = z.string().min(1).max(MAX_TEAM_ID_LENGTH);
+/**
+ * The Team id grammar (docs/wire-contract.md, "Team ids"): 1 to MAX_TEAM_ID_LENGTH characters,
+ * ASCII letters and digits, `.`, `_`, `:` and `-`, starting with a letter or digit. No `/` at all:
+ * a member's reserved id is `<teamId>/teammate/<name>` or `<teamId>/subagent/<n>`, so no Team id
+ * can be another Team's member id (or any later `<teamId>/<kind>/...` form). No whitespace, no
+ * control characters, nothing a terminal, a URL path or a visibility query would treat specially.
+ */
+export const TEAM_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+/** The failure type of a Team id outside the grammar: the client, the CLI and the Lead's own start refuse it. */
+export const INVALID_TEAM_ID = 'InvalidTeamId';
+const TEAM_ID_HOW =
+  `write 1 to ${MAX_TEAM_ID_LENGTH} characters: letters, digits, '.', '_', ':' or '-', ` +
+  `starting with a letter or digit (for example "ux-ops" or "session-50")`;
+
+/** Why `teamId` is not a Team id, as a sentence that says what to write; null when it is one. */
+export function teamIdProblem(teamId: unknown): string | null {
+  if (typeof teamId !== 'string') return `a Team id is a string, not ${teamId === null ? 'null' : typeof teamId}; ${TEAM_ID_HOW}`;
+  if (TEAM_ID_PATTERN.test(teamId) && teamId.length <= MAX_TEAM_ID_LENGTH) return null;
+  // JSON.stringify escapes quotes and C0 controls; the CLI's print boundary makes the rest inert.
+  const shown = JSON.stringify(teamId.length > 120 ? `${teamId.slice(0, 120)}…` : teamId);
+  let why: string;
+  if (teamId.length === 0) why = 'it is empty';
+  else if (teamId.length > MAX_TEAM_ID_LENGTH) why = `it is ${teamId.length} characters long, over ${MAX_TEAM_ID_LENGTH}`;
+  else if (teamId.includes('/')) why = "it contains '/', which only members' reserved ids have (<teamId>/teammate/<name>, <teamId>/subagent/<n>)";
+  // eslint-disable-next-line no-control-regex
+  else if (/[\s\u0000-\u001f\u007f-\u009f]/.test(teamId)) why = 'it contains whitespace or a control character';
+  else if (!/^[A-Za-z0-9]/.test(teamId)) why = 'it does not start with a letter or a digit';
+  else why = `it contains ${JSON.stringify([...teamId].find((c) => !/[A-Za-z0-9._:-]/.test(c)) ?? '?')}, which a Team id may not`;
+  return `the Team id ${shown} is not valid: ${why}; ${TEAM_ID_HOW}`;
+}
+
+/** A Team id in the grammar; the one schema the client, the CLI and the Lead check ids with. */
+export const teamIdSchema = z.string().superRefine((teamId, ctx) => {
+  const problem = teamIdProblem(teamId);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** `teamId` itself, or the typed InvalidTeamId (non-retryable) whose message says what to write. */
+export function checkTeamId(teamId: unknown): string {
+  const problem = teamIdProblem(teamId);
+  if (problem !== null) throw ApplicationFailure.create({ type: INVALID_TEAM_ID, message: problem, nonRetryable: true });
+  return teamId as string;
+}
+
+/**
+ * The shape a recorded workflow input's Team id was parsed with before the grammar existed: the
+ * workflows parse their inputs with it, so every recorded history replays; a new Lead run then
+ * checks its id against the grammar (workflows/common/workflowInputs.ts, under a patch).
+ */
+export const recordedTeamIdSchema = z.string().min(1).max(MAX_TEAM_ID_LENGTH);
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const directory = z.string().min(1).max(1_000);
 const taskQueue = z.string().min(1).max(200);
@@ -39,7 +89,7 @@ export const conversationSchema = z.array(
 
 /** TeamLeadInput's public fields; a continued run also carries its state (`carried`, the workflow's own). */
 export const teamLeadInputFields = {
-  teamId: teamIdSchema,
+  teamId: recordedTeamIdSchema,
   maxMembers: z.number().int().min(1).max(MAX_ROSTER_SIZE).optional(),
   teammateMaxTurnsPerRun: z.number().int().min(1).max(MAX_TURNS_PER_RUN).optional(),
   legacyMailbox: z.array(z.unknown()).optional(),
@@ -53,7 +103,7 @@ export const teamLeadInputFields = {
       requiredWorkWaitMs: z.number().int().min(MIN_REQUIRED_WORK_WAIT_MS).max(MAX_REQUIRED_WORK_WAIT_MS).optional(),
     })
     .optional(),
-  forkOf: z.object({ teamId: teamIdSchema, conversation: conversationSchema }).optional(),
+  forkOf: z.object({ teamId: recordedTeamIdSchema, conversation: conversationSchema }).optional(),
   models: teamModelsSchema.optional(),
   budgets: teamBudgetsSchema.optional(),
 };
@@ -62,7 +112,7 @@ export const teamLeadInputSchema = z.object(teamLeadInputFields);
 /** TeammateInput's public fields; a continued run also carries its state (`carried`). */
 export const teammateInputFields = {
   descriptor: z.object({
-    teamId: teamIdSchema,
+    teamId: recordedTeamIdSchema,
     // A subagent's name is its agent id, a little longer than a teammate name.
     name: z
       .string()

@@ -19,7 +19,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createReaperActivities } from '../../activities/reaper';
 import { answer, scriptText, think, tool } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
-import { REAPER_WORKFLOW_TYPE, TEAM_LEAD_WORKFLOW_TYPE, getAgentStateQuery } from '../../shared/contract';
+import { REAPER_WORKFLOW_TYPE, TEAMMATE_WORKFLOW_TYPE, TEAM_LEAD_WORKFLOW_TYPE, getAgentStateQuery } from '../../shared/contract';
 import { SUBAGENT_ID_TAKEN_PATCH } from '../../workflows/lead/subagents';
 import { recordedPatchIds } from '../support/patches';
 import type { ReapReport } from '../../shared/reaper/orphans';
@@ -30,6 +30,7 @@ import { ensureReaperSchedule, reaperScheduleId } from '../../worker/reaper';
 import { sleep, teamHealth, terminateRunning, type TeamHealth } from '../support/adversarial';
 import { address, connectClient, historyLength, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
 import { eventually, spawnUntil, teammateState, toolResult, withBusyAndQuietMates } from '../support/teams';
+import { handOverSignal, plantedQuery, type PlantedChild } from '../support/childPlanter';
 import { spawnWorkerProcess } from '../support/workerProcess';
 
 const INTERVAL_MS = 2_000;
@@ -77,6 +78,17 @@ afterAll(async () => {
 const startTeam = (): Promise<TeamClient> => TeamClient.start(client, { teamId: uniqueId('team-reaper'), taskQueue: worker.taskQueue });
 
 const status = async (workflowId: string): Promise<string> => (await client.workflow.getHandle(workflowId).describe()).status.name;
+
+/** Plants `child` as the direct child of a test workflow at `teamId` (on the worker's queue), which then completes: a Team whose Lead is gone. */
+async function plantAndLeave(teamId: string, child: PlantedChild): Promise<void> {
+  const planter = await client.workflow.start('childPlanter', { workflowId: teamId, taskQueue: worker.taskQueue, args: [{ children: [child] }] });
+  await eventually(
+    () => planter.query(plantedQuery),
+    (planted) => planted === 1,
+  );
+  await planter.signal(handOverSignal);
+  await planter.result();
+}
 
 async function listAll(query: string): Promise<WorkflowExecutionInfo[]> {
   const found: WorkflowExecutionInfo[] = [];
@@ -186,18 +198,25 @@ describe('the orphan reaper', () => {
   test('a pass over a queue whose name has quotes and a backslash stops its orphan, and nothing on a queue with the same plain prefix', async () => {
     // SQL visibility cannot match such a name exactly (shared/reaper/orphans.ts): the pass lists by the plain
     // prefix and keeps only this queue's executions. Nobody polls either queue: they are visibility
-    // records, and the stubborn member takes no cancel, so a second pass terminates it.
+    // records, and a member on a queue nobody polls takes no cancel, so a second pass terminates it.
     const prefix = `${uniqueId('tq-odd')} `;
     const queue = `${prefix}"quoted" \\queue`;
-    const start = (taskQueue: string, name: string) =>
-      client.workflow.start('stubbornMember', {
+    // Each a child of a workflow at its Team's id that has completed: the reaper stops only a Lead's own child.
+    const start = async (taskQueue: string, name: string) => {
+      const teamId = uniqueId('team-gone');
+      const workflowId = teammateWorkflowId(teamId, name);
+      await plantAndLeave(teamId, {
+        workflowType: TEAMMATE_WORKFLOW_TYPE,
+        workflowId,
+        args: [],
         taskQueue,
-        workflowId: `${uniqueId('team-odd')}/teammate/${name}`,
         typedSearchAttributes: [
-          { key: AGENT_TEAM_ID, value: uniqueId('team-gone') },
+          { key: AGENT_TEAM_ID, value: teamId },
           { key: AGENT_TEAM_ROLE, value: 'teammate' },
         ],
       });
+      return client.workflow.getHandle(workflowId);
+    };
     const odd = await start(queue, 'odd');
     const neighbour = await start(`${prefix}other`, 'neighbour');
     try {
@@ -432,23 +451,65 @@ describe('the orphan reaper', () => {
 
   test('an orphan that ignores its cancel is terminated by a later pass, with a reason naming the reaper and its Lead', async () => {
     const absentTeam = uniqueId('team-gone');
-    const handle = await client.workflow.start('stubbornMember', {
-      taskQueue: worker.taskQueue,
-      workflowId: `${absentTeam}/teammate/stubborn`,
+    // A teammate child of a workflow at the Team's id that has completed (not a Lead): the reaper stops only a Lead's
+    // own child. On a queue nobody polls, so it takes no cancel: the next pass terminates it.
+    const taskQueue = uniqueId('tq-unpolled');
+    const handle = client.workflow.getHandle(`${absentTeam}/teammate/stubborn`);
+    await plantAndLeave(absentTeam, {
+      workflowType: TEAMMATE_WORKFLOW_TYPE,
+      workflowId: handle.workflowId,
+      args: [],
+      taskQueue,
       typedSearchAttributes: [
         { key: AGENT_TEAM_ID, value: absentTeam },
         { key: AGENT_TEAM_ROLE, value: 'teammate' },
         { key: AGENT_TEAM_MEMBER, value: 'stubborn' },
       ],
     });
-    await eventually(
-      () => handle.describe().then((d) => d.status.name),
-      (s) => s === 'TERMINATED',
-    );
-    const events = (await handle.fetchHistory()).events ?? [];
-    expect(events.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
-    const reason = events.find((e) => e.workflowExecutionTerminatedEventAttributes)?.workflowExecutionTerminatedEventAttributes?.reason ?? '';
-    expect(reason).toMatch(/^orphan reaper: its Lead does not exist \(Lead team-gone-[0-9a-f]+\); it was asked to cancel in an earlier pass/);
+    try {
+      const reaper = createReaperActivities({ client });
+      const pass = (): Promise<ReapReport> =>
+        new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') }).run(reaper.reapOrphans, { taskQueue });
+      expect(await eventually(pass, (report) => report.cancelled.length > 0, 30_000)).toMatchObject({ cancelled: [handle.workflowId] });
+      expect(await pass()).toMatchObject({ cancelled: [], terminated: [handle.workflowId] });
+      const events = (await handle.fetchHistory()).events ?? [];
+      expect(events.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
+      const reason = events.find((e) => e.workflowExecutionTerminatedEventAttributes)?.workflowExecutionTerminatedEventAttributes?.reason ?? '';
+      expect(reason).toMatch(
+        /^orphan reaper: its Lead is replaced by a childplanter workflow \(Lead team-gone-[0-9a-f]+\); it was asked to cancel in an earlier pass/,
+      );
+    } finally {
+      await terminateRunning(client, [handle.workflowId], 'test: done');
+    }
+  });
+
+  test('a member that is not a Lead’s own child is never stopped, whatever Team its search attributes name', async () => {
+    // A teammate started raw with a member's attributes for a Team whose Lead does not exist: no parent, so not
+    // provably that Lead's (on a queue nobody polls, so it stays running).
+    const absentTeam = uniqueId('team-gone');
+    const taskQueue = uniqueId('tq-unpolled');
+    const handle = await client.workflow.start(TEAMMATE_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: `${absentTeam}/teammate/claimed`,
+      args: [] as never,
+      typedSearchAttributes: [
+        { key: AGENT_TEAM_ID, value: absentTeam },
+        { key: AGENT_TEAM_ROLE, value: 'teammate' },
+      ],
+    });
+    try {
+      const reaper = createReaperActivities({ client });
+      const pass = (): Promise<ReapReport> =>
+        new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') }).run(reaper.reapOrphans, { taskQueue });
+      // Once visibility lists it, a pass examines its Team and keeps it, and so does the next.
+      const first = await eventually(pass, (report) => report.teamsExamined > 0, 30_000);
+      expect(first).toMatchObject({ teamsExamined: 1, membersKept: 1, cancelled: [], terminated: [] });
+      expect(await pass()).toMatchObject({ teamsExamined: 1, membersKept: 1, cancelled: [], terminated: [] });
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      expect((await handle.describe()).raw.workflowExtendedInfo?.cancelRequested).toBe(false);
+    } finally {
+      await terminateRunning(client, [handle.workflowId], 'test: done');
+    }
   });
 
   test('every reaper pass so far completed', async () => {

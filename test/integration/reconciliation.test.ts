@@ -7,9 +7,11 @@
  * as the Lead does, then continues as new into the Lead), or elsewhere as some other parent.
  *
  * Absence, corruption (a missing, malformed or undecodable descriptor), a mismatched parent,
- * provider/lineage, or a missing initial message fail the record, and a running impostor is
- * drained; an initial message still pending in the child's inbox or already in its conversation
- * proves admission: active.
+ * provider/lineage, or a missing initial message fail the record. A running child of the Lead's
+ * own (type, parent and AgentTeamId all the Lead's) that is not the teammate is drained; a workflow
+ * that is not provably the Lead's own child is never touched (ReservedIdTaken, issue 53). An
+ * initial message still pending in the child's inbox or already in its conversation proves
+ * admission: active.
  *
  * Last, the creator/recovery conflict: a creator held between its child's start and its settle,
  * through resets of the Lead, to see whether recovery can ever settle its record first.
@@ -117,7 +119,7 @@ describe('reconciliation of an unterminated provisioning record against the chil
     await expectLeadServesAndDisposes(team, 'ghost');
   });
 
-  test('corruption produces failed: a missing, a malformed and an undecodable memo descriptor; every impostor a worker can run is drained', async () => {
+  test('corruption produces failed: missing and malformed memo descriptors drained; an undecodable one started raw is left alone', async () => {
     const teamId = uniqueId('recon-corrupt');
     const records = [fresh('no-memo'), fresh('garbled'), fresh('half'), fresh('undecodable')];
     const planted = await plant(
@@ -152,20 +154,28 @@ describe('reconciliation of an unterminated provisioning record against the chil
       'no-memo': 'missing teammate descriptor: the child has no agentTeam memo',
       garbled: 'corrupt teammate descriptor: the agentTeam memo is a string, not an object',
       half: 'corrupt teammate descriptor: name is not a string',
-      undecodable: expect.stringMatching(/^corrupt teammate descriptor: the memo does not decode \(agentTeam: .+\)$/),
+      undecodable: expect.stringMatching(/^ReservedIdTaken: the reserved id \S+\/teammate\/undecodable is held by workflow \S+ \(type teammate, run \S+\), /),
     });
-    // Drained (cancelled and awaited) before the record failed: no impostor is left running ...
+    expect(failed.undecodable).toContain('(it has no parent workflow; it has no AgentTeamId)');
+    // The Lead's own children were drained (cancelled and awaited) before the record failed ...
     for (const { name } of records.slice(0, 3)) expect(await statusOf(teammateWorkflowId(teamId, name))).not.toBe('RUNNING');
-    // ... except the undecodable one, which no worker can run (its workflow tasks fail on the memo),
-    // so it cannot take a cancellation: its record fails at once, undrained and cleanup-owned. An
-    // operator terminates it (disposal would report it in DisposalFailed until then).
+    // ... but the undecodable one was started raw (no parent, no AgentTeamId): not provably the Lead's,
+    // so nothing touched it (no worker can run it either: its workflow tasks fail on the memo). An
+    // operator terminates it.
     const undecodableHistory = (await client.workflow.getHandle(undecodableId).fetchHistory()).events ?? [];
     expect(undecodableHistory.some((e) => e.workflowTaskFailedEventAttributes)).toBe(true);
+    // describe() decodes the memo, which fails here: the raw description.
+    const undecodableRaw = await client.workflowService.describeWorkflowExecution({
+      namespace: client.options.namespace,
+      execution: { workflowId: undecodableId },
+    });
+    expect(undecodableRaw.workflowExecutionInfo?.status).toBe(1); // RUNNING
+    expect(undecodableHistory.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(false);
     await client.workflow.getHandle(undecodableId).terminate('drill: an impostor no worker can run');
     await expectLeadServesAndDisposes(team, 'garbled');
   });
 
-  test('a child whose direct parent is another workflow produces failed: adopted elsewhere or started with no parent, both drained', async () => {
+  test('a teammate whose parent is another workflow (adopted elsewhere, or none) produces failed: ReservedIdTaken, left running', async () => {
     const teamId = uniqueId('recon-parent');
     const records = [fresh('adopted'), fresh('stray')];
     // A genuine-looking teammate (type, memo and initial message all right) whose parent is some other workflow.
@@ -188,11 +198,20 @@ describe('reconciliation of an unterminated provisioning record against the chil
     const team = await startLeadRun(client, worker.taskQueue, provisioningRunInput(teamId, records));
 
     expect(await failures(team)).toEqual({
-      adopted: 'mismatched parent: not a direct child of this Lead',
-      stray: 'mismatched parent: not a direct child of this Lead',
+      adopted: expect.stringMatching(new RegExp(`^ReservedIdTaken: .*\\(its parent is ${teamId}-elsewhere, not this Lead\\)`)),
+      stray: expect.stringMatching(/^ReservedIdTaken: .*\(it has no parent workflow\)/),
     });
-    for (const { name } of records) expect(await statusOf(teammateWorkflowId(teamId, name))).not.toBe('RUNNING');
-    await expectLeadServesAndDisposes(team, 'adopted');
+    // Not provably the Lead's own children: neither is cancelled or signalled, by recovery or by disposal.
+    for (const { name } of records) expect(await statusOf(teammateWorkflowId(teamId, name))).toBe('RUNNING');
+    expect(await statusOf(team.teamId)).toBe('RUNNING');
+    expect((await rejectionOf(team.spawnTeammate({ name: 'adopted', message: 'again' }))).type).toBe('MemberNameTaken');
+    await team.dispose();
+    for (const { name } of records) {
+      const handle = client.workflow.getHandle(teammateWorkflowId(teamId, name));
+      expect(await statusOf(handle.workflowId)).toBe('RUNNING');
+      expect(((await handle.fetchHistory()).events ?? []).some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(false);
+      await handle.terminate('test: done');
+    }
   });
 
   test("a mismatched provider or lineage produces failed: fresh for a fork record and vice versa, another Team's descriptor, a subagent there", async () => {

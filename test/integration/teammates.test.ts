@@ -46,12 +46,15 @@ test('names are validated, reserved forever (also after failure), and the roster
   expect((await rejectionOf(team.as('nobody').spawnTeammate({ name: 'x', message: 'x' }))).type).toBe('LeadOnly');
 
   // Something else already holds bob's reserved id: the start fails, recovery inspects the holder
-  // (wrong type, not our child), drains it and the record fails. The name stays consumed.
+  // (wrong type, not our child) and leaves it as it is; the spawn fails with ReservedIdTaken naming
+  // it and the record fails. The name stays consumed.
   const squatter = await env.client.workflow.start('squatter', { taskQueue: env.worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'bob') });
-  const failed = await team.spawnTeammate({ name: 'bob', message: 'hello' });
-  expect(failed.member).toMatchObject({ name: 'bob', phase: 'failed' });
-  expect(failed.member.failure).toMatch(/mismatched workflow type/);
-  expect((await squatter.describe()).status.name).not.toBe('RUNNING');
+  const refused = await rejectionOf(team.spawnTeammate({ name: 'bob', message: 'hello' }));
+  expect(refused.type).toBe('ReservedIdTaken');
+  expect(refused.message).toMatch(/held by workflow .*\/teammate\/bob \(type squatter, run /);
+  expect((await team.view()).members.find((m) => m.name === 'bob')).toMatchObject({ phase: 'failed', failure: expect.stringMatching(/^ReservedIdTaken/) });
+  expect((await squatter.describe()).status.name).toBe('RUNNING');
+  await squatter.terminate('test: done');
   expect((await rejectionOf(team.spawnTeammate({ name: 'bob', message: 'again' }))).type).toBe('MemberNameTaken');
 
   await team.spawnTeammate({ name: 'carol', message: 'hi' });
@@ -255,8 +258,8 @@ test('disposal stops every child (failed ones included) and leaves nothing runni
   const team = await newTeam(env.client, env.worker.taskQueue);
   await team.spawnTeammate({ name: 'one', message: { script: [{ think: 60_000 }] } });
   await team.spawnTeammate({ name: 'two', message: 'idle soon' });
-  await env.client.workflow.start('squatter', { taskQueue: env.worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'three') });
-  expect((await team.spawnTeammate({ name: 'three', message: 'x' })).member.phase).toBe('failed');
+  const squatter = await env.client.workflow.start('squatter', { taskQueue: env.worker.taskQueue, workflowId: teammateWorkflowId(team.teamId, 'three') });
+  expect((await rejectionOf(team.spawnTeammate({ name: 'three', message: 'x' }))).type).toBe('ReservedIdTaken');
   await eventually(
     () => teammateState(team, 'one'),
     (s) => s.status === 'running',
@@ -284,6 +287,9 @@ test('disposal stops every child (failed ones included) and leaves nothing runni
   for (const name of ['one', 'two']) {
     expect((await env.client.workflow.getHandle(teammateWorkflowId(team.teamId, name)).describe()).status.name).not.toBe('RUNNING');
   }
+  // The failed record's id is held by a workflow that is not the Lead's: disposal leaves it alone.
+  expect((await squatter.describe()).status.name).toBe('RUNNING');
+  await squatter.terminate('test: done');
   expect((await rejectionOf(team.sendMessage('two', 'too late'))).type).toBe('TeamClosed');
 });
 

@@ -27,6 +27,8 @@ export interface PlantedChild {
   /** Absent: the child has no memo at all. */
   memo?: Record<string, unknown>;
   typedSearchAttributes?: SearchAttributePair[];
+  /** Absent: the planter's own queue. */
+  taskQueue?: string;
 }
 
 export interface Planting {
@@ -52,6 +54,7 @@ export async function childPlanter(planting: Planting): Promise<void> {
       parentClosePolicy: ParentClosePolicy.ABANDON,
       ...(child.memo ? { memo: child.memo } : {}),
       ...(child.typedSearchAttributes ? { typedSearchAttributes: child.typedSearchAttributes } : {}),
+      ...(child.taskQueue ? { taskQueue: child.taskQueue } : {}),
     });
     planted += 1;
   }

@@ -19,3 +19,20 @@ export function keepSearchAttribute(key: KeywordKey, value: string): void {
   if (!patched(PHASE_STATUS_SEARCH_ATTRIBUTES_PATCH)) return;
   upsertSearchAttributes([{ key, value }]);
 }
+
+/**
+ * The attributes a workflow is found by (`AgentTeamId`, `AgentTeamRole`, `AgentTeamMember`), set
+ * by the workflow itself whatever started it: a client's start sets them (then nothing is issued),
+ * a raw start (`temporal workflow start` without `--search-attribute`) may not. Runs recorded before
+ * this replay without the upsert (the patch, only consulted when an attribute differs). Never
+ * rename or reuse.
+ */
+export const IDENTITY_SEARCH_ATTRIBUTES_PATCH = 'identity-search-attributes-v1';
+
+export function keepIdentitySearchAttributes(pairs: readonly { key: KeywordKey; value: string }[]): void {
+  const current = workflowInfo().typedSearchAttributes;
+  const differing = pairs.filter(({ key, value }) => current.get(key) !== value);
+  if (differing.length === 0) return;
+  if (!patched(IDENTITY_SEARCH_ATTRIBUTES_PATCH)) return;
+  upsertSearchAttributes(differing.map(({ key, value }) => ({ key, value })));
+}

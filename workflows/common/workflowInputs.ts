@@ -5,7 +5,7 @@
  * checked, but the original input is what the workflow keeps, so message content and carried
  * conversations are never rebuilt (an own __proto__ key survives).
  */
-import { ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure, patched } from '@temporalio/workflow';
 import { z } from 'zod';
 import { CARRIED_CONVERSATION_BUDGET } from '../../shared/agent/budget';
 import type { LeadRunInput } from '../../shared/lead/carried';
@@ -18,10 +18,24 @@ import { MODEL_NOT_ALLOWED, modelNotAllowed, resolveModel } from '../../shared/c
 import { BUDGET_UNPRICED, budgetExhaustionSchema, memberBudgetSchema } from '../../shared/contract/budgets';
 import { unpricedBudget, unpricedTeamBudget } from '../../shared/agent/spend';
 import { memberUsageSchema, usageTotalsSchema } from '../../shared/contract/usage';
-import { MAX_ROSTER_SIZE, conversationSchema, teamIdSchema, teamLeadInputFields, teammateInputFields } from '../../shared/contract/workflowInputs';
+import {
+  INVALID_TEAM_ID,
+  MAX_ROSTER_SIZE,
+  conversationSchema,
+  recordedTeamIdSchema,
+  teamIdProblem,
+  teamLeadInputFields,
+  teammateInputFields,
+} from '../../shared/contract/workflowInputs';
 
 export const INVALID_WORKFLOW_INPUT = 'InvalidWorkflowInput';
-const teamId = teamIdSchema;
+/**
+ * A new Lead whose Team id is outside the grammar (shared/contract/workflowInputs.ts) fails at once
+ * with InvalidTeamId. Runs recorded before the grammar (and continued runs of their Teams) were
+ * parsed without it and replay so. Never rename or reuse.
+ */
+export const TEAM_ID_GRAMMAR_PATCH = 'team-id-grammar-v1';
+const teamId = recordedTeamIdSchema;
 const conversation = conversationSchema;
 const record = z.record(z.string(), z.unknown());
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -83,6 +97,11 @@ function checkLeadInput(input: unknown, workflowId: string): LeadRunInput {
   if (!parsed.success) throw invalid('teamLead', issues(parsed.error));
   const lead = parsed.data;
   if (lead.teamId !== workflowId) throw invalid('teamLead', `teamId "${lead.teamId.slice(0, 120)}" must equal the workflow id "${workflowId.slice(0, 120)}"`);
+  // A fresh start only: a continued run carries a Team that already exists, whose children it owns.
+  const idProblem = lead.carried ? null : teamIdProblem(workflowId);
+  if (idProblem !== null && patched(TEAM_ID_GRAMMAR_PATCH)) {
+    throw ApplicationFailure.create({ type: INVALID_TEAM_ID, message: `this Lead was not started: ${idProblem}`, nonRetryable: true });
+  }
   const carriedTeam = lead.carried && ('team' in lead.carried ? lead.carried.team : lead.carried.state);
   if (carriedTeam && carriedTeam.teamId !== workflowId) throw invalid('teamLead', 'the carried Team id must equal the workflow id');
   if (lead.agent && !lead.carried) {

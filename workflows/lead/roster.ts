@@ -13,6 +13,7 @@ import { PROVISIONING_CONFLICT, answerFailure, rejectionFailure } from '../../sh
 import type { InboxMessage } from '../../shared/team/inbox';
 import { decideInterrupt, decideSettle, decideSpawnTeammate, decideStop, messageBytes, parseSpawn, parseWith, unsettledProvisioning } from '../../shared/lead';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
+import { RESERVED_ID_TAKEN } from '../../shared/contract/reservedIds';
 import { own } from '../../shared/util/own';
 import type { MemberRecord } from '../../shared/team';
 import { LEAD, reject } from '../../shared/team';
@@ -138,6 +139,16 @@ export function createRoster(ctx: LeadContext) {
         }
       }
       await settle(record, outcome, messageBytes(spawnRequest.message));
+      // Something that is not this Lead's own child holds the reserved id: it was left untouched, the
+      // record failed with the reason, and the spawn fails naming the holder.
+      if (outcome.phase === 'failed' && outcome.holder !== undefined) {
+        throw answerFailure({
+          type: RESERVED_ID_TAKEN,
+          message: outcome.reason,
+          details: [{ holder: outcome.holder, member: member(record.name) }],
+          nonRetryable: true,
+        });
+      }
       return done({ member: member(record.name), initialMessageId: descriptor.initialMessageId });
     } finally {
       run.endCreating(record.name);

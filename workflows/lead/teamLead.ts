@@ -43,11 +43,11 @@ import {
   rejectionReportSchema,
   subagentAnswerSchema,
 } from '../../shared/contract/signals';
-import { taskKey, teamView } from '../../shared/team';
+import { LEAD, taskKey, teamView } from '../../shared/team';
 import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate, ignoreUnknownSignals, type SignalGuard, type SignalOutcome } from '../common/handlerGuards';
 import { parseLeadInput } from '../common/workflowInputs';
-import { keepSearchAttribute } from '../common/searchAttributes';
-import { AGENT_TEAM_PHASE } from '../../shared/contract/searchAttributes';
+import { keepIdentitySearchAttributes, keepSearchAttribute } from '../common/searchAttributes';
+import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_PHASE, AGENT_TEAM_ROLE } from '../../shared/contract/searchAttributes';
 import { LeadAgentRunner } from './agent';
 import { LeadAgentState } from './agentState';
 import { LeadDetails } from './leadDetails';
@@ -103,6 +103,12 @@ async function leadRun(
   const agent = new LeadAgentState({ ...input, ...(input.carried ? { carried: { ...input.carried, agent: carriedAgent } } : {}) });
   const teamId = input.teamId;
   const details = new LeadDetails(run, agent);
+  // Found by its Team id and role however it was started (a raw start may set none of them).
+  keepIdentitySearchAttributes([
+    { key: AGENT_TEAM_ID, value: teamId },
+    { key: AGENT_TEAM_ROLE, value: 'lead' },
+    { key: AGENT_TEAM_MEMBER, value: LEAD },
+  ]);
   keepSearchAttribute(AGENT_TEAM_PHASE, 'active');
   let closingNow = false;
   // Evaluated in validators too, so an Update arriving in the same activation as the decision to
