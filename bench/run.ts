@@ -13,6 +13,8 @@
  *  6. File tools: read_file and write_file through descriptors vs the path-string tools they
  *     replaced (bench/fileTools.ts; no server).
  *  8. bash: one call under the issue-21 sandbox vs the issue-20 sandbox's argv (bench/bashSandbox.ts; no server).
+ *     Then a bystander's read_file + bash pair while another member attacks the worker, vs the same on a quiet
+ *     worker (bench/bystander.ts, issue 52; no server).
  *  9. A model call through the AI SDK layer vs a bare fetch on a local server (bench/modelCall.ts; no Temporal server).
  *  10 on. The floor (bench/floor.ts, issue 28's method): editTask, getTask, 64 racing claims (and one
  *     refusal's failure, in process), 200 sends and what they wrote, against bare-Temporal workflows
@@ -32,6 +34,7 @@ import { createTeamWorker } from '../worker/createWorker';
 import { finishNoopUpdate, noopUpdate } from './baselines';
 import { createBenchActivities } from './activities';
 import { benchBashSandbox } from './bashSandbox';
+import { benchBystander } from './bystander';
 import { benchFileTools } from './fileTools';
 import { benchFloor } from './floor';
 import { benchTeamBudgetSends } from './teamBudgetSends';
@@ -222,6 +225,8 @@ async function main(): Promise<void> {
   console.log('  file tools: descriptors vs path strings…');
   rows.push(...(await benchFileTools()));
   rows.push(...(await benchBashSandbox()));
+  console.log("  a bystander's tools while a member attacks the worker…");
+  rows.push(...(await benchBystander()));
   rows.push(...(await benchModelCall()));
   rows.push(...floorRows);
   rows.push(...teamBudgetRows);
