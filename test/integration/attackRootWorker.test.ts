@@ -6,6 +6,7 @@
  * descriptors and RSS are sampled while they try (it runs in this process). Every attempt fails,
  * nothing outside the checkout changes, and no workflow task fails.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { answer, script, scriptText, send, tool } from '../../activities/providers/scriptedModelScript';
@@ -38,6 +39,7 @@ function sampleWorker() {
 test('members shaping paths cannot make the root worker remove, exhaust, read whole or quote anything of the host’s', async () => {
   const root = env.worker.checkoutRoot;
   const host = fs.mkdtempSync(`${root}-host-`);
+  const marker = path.join(host, 'FSMONITOR-RAN');
   fs.mkdirSync(path.join(host, 'precious'));
   fs.writeFileSync(path.join(host, 'precious', 'secret.txt'), `${HOST_SECRET}\n`);
   giveToBash(root);
@@ -48,7 +50,7 @@ test('members shaping paths cannot make the root worker remove, exhaust, read wh
     'echo chained > l40',
   ].join('; ');
   const mallory = script(
-    tool('bash', { command: 'git init -q && git config core.hooksPath x/precious; echo configured=$?' }),
+    tool('bash', { command: `git init -q && git config core.hooksPath x/precious && git config core.fsmonitor 'touch ${marker}'; echo configured=$?` }),
     tool('bash', { command: `ln -s ${host} x; echo linked=$?` }),
     tool('bash', { command: chain }),
     tool('read_file', { path: 'l0' }),
@@ -103,6 +105,11 @@ test('members shaping paths cannot make the root worker remove, exhaust, read wh
   expect(malloryResults[0]?.result.notice).toMatch(/removed \.git/);
   expect(fs.readFileSync(path.join(host, 'precious', 'secret.txt'), 'utf8')).toBe(`${HOST_SECRET}\n`);
   expect(fs.existsSync(path.join(root, '.git'))).toBe(false);
+  // The operator's next `git status` there runs nothing of the member's (issue 53: a checkout that started without .git).
+  spawnSync('git', ['-C', root, 'status', '--short'], {
+    env: { ...process.env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*' },
+  });
+  expect(fs.existsSync(marker)).toBe(false);
   // 2. 40 symlinks of 800 `d/..`: refused, typed, with the worker's descriptors bounded.
   expect(malloryResults[3]?.ok).toBe(false);
   expect(malloryResults[3]?.result.error).toMatch(/^[A-Z][A-Za-z]+$/);
