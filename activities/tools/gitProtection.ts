@@ -117,13 +117,35 @@ function gitConfigHooksPath(scope: string[], stdin: Buffer | null): Promise<stri
   });
 }
 
+/** The operator's config files git reads besides the repository's (HOME's two, and the system one), as git finds them with our env. */
+function operatorConfigFiles(): string[] {
+  const home = process.env.HOME;
+  return [...(home ? [path.join(home, '.gitconfig'), path.join(home, '.config', 'git', 'config')] : []), '/etc/gitconfig'];
+}
+
+/** A file's identity and version: any write changes its ctime, which no member can set back. */
+const versionOf = (stat: fs.Stats | null) => (stat === null ? '-' : `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`);
+
+/** The last answer of hooksSegments and the versions of the configs it read: git runs again only when one changed. */
+let remembered: { key: string; segments: string[] | null } | null = null;
+
 /**
  * The hooks directory git is configured with (core.hooksPath), as root-relative components, when
  * it lies in the checkout: the repository's config (its bytes, read from the descriptor) first, then
  * the worker user's global and the system config, as git's precedence has it. A relative value is
  * relative to the working tree, so a global `.githooks` names a directory in this checkout too.
+ * Asked for every call and every write; `git config` runs only when a config changed since.
  */
-async function hooksSegments(rootReal: string, repositoryConfig: Buffer | null): Promise<string[] | null> {
+async function hooksSegments(rootReal: string, repositoryConfig: fsp.FileHandle | null): Promise<string[] | null> {
+  const operatorStats = await Promise.all(operatorConfigFiles().map((file) => fsp.stat(file).catch(() => null)));
+  const key = [rootReal, versionOf(repositoryConfig === null ? null : await repositoryConfig.stat()), ...operatorStats.map(versionOf)].join('|');
+  if (remembered?.key === key) return remembered.segments;
+  const segments = await hooksSegmentsFromGit(rootReal, repositoryConfig === null ? null : await readCapped(repositoryConfig, CONFIG_READ_BYTES));
+  remembered = { key, segments };
+  return segments;
+}
+
+async function hooksSegmentsFromGit(rootReal: string, repositoryConfig: Buffer | null): Promise<string[] | null> {
   const scopes: Array<[string[], Buffer | null]> = [
     [['--file', '-'], repositoryConfig],
     [['--global'], null],
@@ -165,7 +187,7 @@ export async function pinGitMetadata(rootReal: string): Promise<GitPins> {
     const plantables: Plantable[] = [];
     const dest = (segments: readonly string[]) => path.join(rootReal, ...segments);
     const gitDir = keep(await openNoFollow(root, '.git', 'directory'));
-    let repositoryConfig: Buffer | null = null;
+    let repositoryConfig: fsp.FileHandle | null = null;
     if (gitDir === null) {
       // A linked worktree's `.git` file ("gitdir: …") is bound read-only as it is; anything else is the member's.
       const gitFile = keep(await openNoFollow(root, '.git', 'file'));
@@ -177,7 +199,7 @@ export async function pinGitMetadata(rootReal: string): Promise<GitPins> {
         const found = keep(await openNoFollow(gitDir, name, kind));
         if (found === null) plantables.push({ dir: gitDir, name, shown: `.git/${name}` });
         else if (name === 'config' || name === 'hooks') binds.push({ handle: found, dest: dest(['.git', name]), readOnly: true });
-        if (found !== null && name === 'config') repositoryConfig = await readCapped(found, CONFIG_READ_BYTES);
+        if (found !== null && name === 'config') repositoryConfig = found;
       }
     }
     const hooksPrefixes: string[][] = [];
@@ -220,9 +242,19 @@ export async function plantedSince(pins: GitPins): Promise<Plantable[]> {
   return planted;
 }
 
-/** The hooks directories the file tools refuse, root-relative, computed afresh (for a write). */
+/** The hooks directories the file tools refuse, root-relative, computed afresh for a write (only what that needs is opened). */
 export async function protectedHooksPrefixes(rootReal: string): Promise<string[][]> {
-  const pins = await pinGitMetadata(rootReal);
-  await pins.release();
-  return pins.hooksPrefixes;
+  const opened: fsp.FileHandle[] = [];
+  try {
+    const root = await fsp.open(rootReal, O_RDONLY | O_DIRECTORY);
+    opened.push(root);
+    const gitDir = await openNoFollow(root, '.git', 'directory');
+    if (gitDir !== null) opened.push(gitDir);
+    const config = gitDir === null ? null : await openNoFollow(gitDir, 'config', 'file');
+    if (config !== null) opened.push(config);
+    const hooks = await hooksSegments(rootReal, config);
+    return hooks === null || (hooks[0] === '.git' && gitDir === null) ? [] : [hooks];
+  } finally {
+    await Promise.all(opened.map((handle) => handle.close().catch(() => undefined)));
+  }
 }
