@@ -52,6 +52,9 @@ test('members shaping paths cannot make the root worker remove, exhaust, read wh
   const mallory = script(
     tool('bash', { command: `git init -q && git config core.hooksPath x/precious && git config core.fsmonitor 'touch ${marker}'; echo configured=$?` }),
     tool('bash', { command: `ln -s ${host} x; echo linked=$?` }),
+    // y → the host's `/`, and the hooks path y/tmp: bound by path, the host's /tmp (and the secret) would show.
+    tool('bash', { command: `git init -q && git config core.hooksPath y/tmp && ln -s ${path.relative(root, '/')} y; echo planted=$?` }),
+    tool('bash', { command: `cat ${path.join(host, 'precious', 'secret.txt')} 2>&1; echo read=$?` }),
     tool('bash', { command: chain }),
     tool('read_file', { path: 'l0' }),
     tool('bash', { command: `mkdir "${escapes}" && ln -s loop "${escapes}/loop"; echo made=$?` }),
@@ -93,16 +96,17 @@ test('members shaping paths cannot make the root worker remove, exhaust, read wh
       (state) => state !== null && state.status === 'idle' && state.conversation.some((entry) => entry.role === 'tool'),
       150_000,
     );
+    // A long conversation elides its oldest results ("[elided …]", not JSON): those are counted, not read.
     return (member?.conversation ?? [])
       .filter((entry) => entry.role === 'tool' && entry.toolName !== 'send_message')
-      .map((entry) => ({ ...entry, result: toolResult(entry) }));
+      .map((entry) => ({ ...entry, result: typeof entry.content === 'string' && entry.content.startsWith('[elided') ? null : toolResult(entry) }));
   };
   const [malloryResults, readerResults] = [await results('mallory'), await results('reader')];
   await results('grower');
   const peak = stop();
 
   // 1. git init + a hooks path through a symlink to the host: the member's .git is swept, the host untouched.
-  expect(malloryResults[0]?.result.notice).toMatch(/removed \.git/);
+  expect(malloryResults[0]?.result?.notice).toMatch(/removed \.git/);
   expect(fs.readFileSync(path.join(host, 'precious', 'secret.txt'), 'utf8')).toBe(`${HOST_SECRET}\n`);
   expect(fs.existsSync(path.join(root, '.git'))).toBe(false);
   // The operator's next `git status` there runs nothing of the member's (issue 53: a checkout that started without .git).
@@ -110,22 +114,26 @@ test('members shaping paths cannot make the root worker remove, exhaust, read wh
     env: { ...process.env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*' },
   });
   expect(fs.existsSync(marker)).toBe(false);
-  // 2. 40 symlinks of 800 `d/..`: refused, typed, with the worker's descriptors bounded.
-  expect(malloryResults[3]?.ok).toBe(false);
-  expect(malloryResults[3]?.result.error).toMatch(/^[A-Z][A-Za-z]+$/);
-  expect(malloryResults[3]?.result.error).not.toBe('ToolFailed');
+  // 2. A hooks path through a symlink to the host's `/`: nothing of the host's is bound into the next call's sandbox.
+  expect(malloryResults[2]?.result?.stdout).toBe('planted=0\n');
+  expect(malloryResults[3]?.result?.stdout).not.toContain(HOST_SECRET);
+  expect(malloryResults[3]?.result?.stdout).toMatch(/No such file or directory\nread=1\n/);
+  // 3. 40 symlinks of 800 `d/..`: refused, typed, with the worker's descriptors bounded.
+  expect(malloryResults[5]?.ok).toBe(false);
+  expect(malloryResults[5]?.result?.error).toMatch(/^[A-Z][A-Za-z]+$/);
+  expect(malloryResults[5]?.result?.error).not.toBe('ToolFailed');
   expect(peak.fds).toBeLessThan(DESCRIPTOR_BOUND);
-  // 3. A name of terminal escapes and a symlink loop: a typed error that names no host path.
-  expect(malloryResults[4]?.result.stdout).toBe('made=0\n');
-  const loop = malloryResults[5];
+  // 4. A name of terminal escapes and a symlink loop: a typed error that names no host path.
+  expect(malloryResults[6]?.result?.stdout).toBe('made=0\n');
+  const loop = malloryResults[7];
   expect(loop?.ok).toBe(false);
-  expect(loop?.result.error).not.toBe('ToolFailed');
+  expect(loop?.result?.error).not.toBe('ToolFailed');
   expect(JSON.stringify(loop?.result)).not.toContain(root);
   expect(JSON.stringify(loop?.result)).not.toContain('/proc/self/fd');
-  // 4. A file grown between a size check and a read: each read is whole and small, or FileTooLarge; RSS stays flat.
+  // 5. A file grown between a size check and a read: each read is whole and small, or FileTooLarge; RSS stays flat.
   const readResults = readerResults.slice(1);
   expect(readResults).toHaveLength(30);
-  for (const entry of readResults) if (!entry.ok) expect(['FileTooLarge', 'FileNotFound']).toContain(entry.result.error);
+  for (const entry of readResults) if (!entry.ok && entry.result !== null) expect(['FileTooLarge', 'FileNotFound']).toContain(entry.result.error);
   expect(peak.rss).toBeLessThan(RSS_BOUND);
 
   for (const id of await teamWorkflowIds(env.client, teamId)) {
@@ -134,3 +142,62 @@ test('members shaping paths cannot make the root worker remove, exhaust, read wh
   }
   fs.rmSync(host, { recursive: true, force: true });
 }, 240_000);
+
+test('a member can neither move the hooks directory’s parent away nor write a hooks directory configured after the worker started', async () => {
+  const root = env.worker.checkoutRoot;
+  const operatorGit = (...args: string[]) =>
+    spawnSync('git', ['-C', root, ...args], { env: { ...process.env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*' } });
+  operatorGit('init', '-q');
+  fs.mkdirSync(path.join(root, '.husky', '_'), { recursive: true });
+  fs.mkdirSync(path.join(root, 'late-hooks'), { recursive: true });
+  giveToBash(root);
+  // The worker started long before: both hooks paths are configured now, as an operator (or husky's install) would.
+  operatorGit('config', 'core.hooksPath', '.husky/_');
+  const first = script(
+    tool('bash', { command: 'mv .husky .husky-moved; echo mv=$?; printf "#!/bin/sh\\n" > .husky/_/pre-commit; echo hook=$?' }),
+    tool('write_file', { path: '.husky/_/pre-commit', content: '#!/bin/sh\n', version: null }),
+    send('lead', script(answer('first done'))),
+  );
+  const teamId = uniqueId('attack-hooks');
+  await env.client.workflow.start(defs.TEAM_LEAD_WORKFLOW_TYPE, {
+    workflowId: teamId,
+    taskQueue: env.worker.taskQueue,
+    args: [{ teamId, agent: { profile: 'team', prompt: scriptText(tool('spawn_teammate', { name: 'hooker', message: first })) } }],
+  });
+  const team = TeamClient.attach(env.client, teamId);
+  const toolResults = async (count: number) => {
+    const member = await eventually(
+      () => teammateState(team, 'hooker').catch(() => null),
+      (state) => state !== null && state.status === 'idle' && state.conversation.filter((entry) => entry.role === 'tool').length >= count,
+      120_000,
+    );
+    // A long conversation elides its oldest results ("[elided …]", not JSON): those are counted, not read.
+    return (member?.conversation ?? []).filter((entry) => entry.role === 'tool' && entry.toolName !== 'send_message').map((entry) => toolResult(entry));
+  };
+  const [moved, written] = await toolResults(3);
+  expect(moved?.stdout).toBe('mv=1\nhook=1\n');
+  expect(written?.error).toBe('ProtectedPath');
+  expect(fs.lstatSync(path.join(root, '.husky')).isDirectory()).toBe(true);
+  expect(fs.existsSync(path.join(root, '.husky', '_', 'pre-commit'))).toBe(false);
+
+  // Reconfigured while the Team runs: the next call and the next write protect the new directory.
+  operatorGit('config', 'core.hooksPath', 'late-hooks');
+  await team.sendMessage(
+    'hooker',
+    scriptText(
+      tool('bash', { command: 'printf "#!/bin/sh\\n" > late-hooks/pre-commit; echo hook=$?' }),
+      tool('write_file', { path: 'late-hooks/post-checkout', content: '#!/bin/sh\n', version: null }),
+      send('lead', script(answer('second done'))),
+    ),
+  );
+  const results = await toolResults(6);
+  const [late, lateWrite] = results.slice(-2);
+  expect(late?.stdout).toBe('hook=1\n');
+  expect(lateWrite?.error).toBe('ProtectedPath');
+  expect(fs.readdirSync(path.join(root, 'late-hooks'))).toEqual([]);
+
+  for (const id of await teamWorkflowIds(env.client, teamId)) {
+    const report = await chainReport(env.client, id);
+    expect([id, report.failedWorkflowTasks, report.terminatedRuns]).toEqual([id, 0, 0]);
+  }
+}, 180_000);
