@@ -8,7 +8,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { failureConverter } from '../worker/failureConverter';
 import { rejectionFailure } from '../shared/contract/failures';
-import { reject } from '../shared/team';
+import { reject } from '../shared/contract/rejections';
 
 const ROUNDS = 7;
 const OPS = 5_000;

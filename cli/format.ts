@@ -8,12 +8,10 @@ import type { ConversationEntry, LeadAgentView, LiveStatus, TeamUsageView, Usage
 import { TOKEN_KINDS } from '../shared/contract/usage';
 import { BUDGET_DIMENSIONS, type BudgetLimits } from '../shared/contract/budgets';
 import { own } from '../shared/util/own';
-import type { InboxMessage } from '../shared/team/inbox';
 import { terminalText } from '../shared/text/inertText';
 import { redactAddress } from '../shared/text/redact';
 import type { JsonValue } from '../shared/contract/json';
-import type { TaskView, TeamView } from '../shared/team';
-import type { TeamEdge } from '../shared/team/edges';
+import type { InboxMessage, TaskView, TeamEdge, TeamView } from '../shared/contract/team';
 import type { TeamHealth } from '../client/deadlines';
 
 /** One line of Team text: its control characters replaced, its line breaks and tabs spaces. */

@@ -33,7 +33,9 @@ import {
   checkTeamId,
 } from '../shared/contract';
 import type { JsonValue } from '../shared/contract/json';
-import { LEAD, OPERATOR, type TaskMutationResult, type TaskStatus } from '../shared/team';
+import { LEAD, OPERATOR } from '../shared/contract/callers';
+import type { TaskMutationResult } from '../shared/contract/team';
+import type { TaskStatus } from '../shared/contract/vocabulary';
 import { terminalJson, terminalText } from '../shared/text/inertText';
 import {
   describeBudget,
@@ -51,6 +53,8 @@ import {
 } from './format';
 import { PANEL_BIND_ADDRESS_INVALID, PANEL_TOKEN_REQUIRED, allowedHostName, isBindAddress, isLoopback, startPanel } from './panel/server';
 import { DEFAULT_TIMEOUT_S, cliTimeoutMessage, commandPlan, parseSeconds, type CommandKind } from './timeouts';
+import { checkoutRootFromEnv } from '../activities/tools/paths';
+import { formatReview, review } from './review';
 
 interface GlobalOptions {
   address?: string;
@@ -748,6 +752,24 @@ program
     });
     await panel.close();
     await connection.close();
+  });
+
+program
+  .command('review')
+  .description("what the Team changed in the checkout, read without running anything it holds (git's hooks, fsmonitor, filters, drivers off)")
+  .option('--checkout <dir>', 'the checkout (default: $AGENT_TEAMS_CHECKOUT, else the current directory)')
+  .option('--commit', 'then commit the reviewed changes (git add -A, git commit --no-verify), with the same settings off; needs -m')
+  .option('-m, --message <text>', 'the commit message (with --commit)')
+  .action(async (opts: { checkout?: string; commit?: boolean; message?: string }) => {
+    if (Boolean(opts.commit) !== (opts.message !== undefined))
+      throw new InvalidArgumentError('--commit and -m <message> go together: pass both to commit, neither to review only');
+    const options = program.opts<GlobalOptions>();
+    const report = await review({
+      checkout: opts.checkout ?? checkoutRootFromEnv(),
+      ...(opts.commit ? { commitMessage: opts.message } : {}),
+      ...(options.timeout !== undefined ? { timeoutMs: options.timeout * 1000 } : {}),
+    });
+    print(options, report, () => formatReview(report));
   });
 
 function parseAllowedHost(value: string): string {

@@ -9,11 +9,11 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import * as defs from '../shared/contract';
 import { TEAM_CLOSED, TEAM_ROLLING_OVER } from '../shared/contract/failures';
-import type { EdgeKind, TeamEdge } from '../shared/team/edges';
 import { checkDeadlineMs, deadlineFrom, diagnosisReserveMs, isDeadlineError } from './deadlines';
 import { LEAD_ANSWER_TIMEOUT, LEAD_TURN_FAILED, NO_LEAD_AGENT } from './failures';
 import { type TeamCalls, sleep } from './teamCalls';
 import { acquireUpdateSlot } from './updateSlots';
+import type { EdgeKind, TeamEdge } from '../shared/contract';
 
 export interface WaitForAnswerOptions {
   /**

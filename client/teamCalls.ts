@@ -11,7 +11,6 @@ import { leadUpdate } from '../shared/contract/updates';
 import { TEAM_CLOSED } from '../shared/contract/failures';
 import { MAX_REPORTED_MESSAGE_LENGTH } from '../shared/contract/signals';
 import { jsonBytes } from '../shared/contract/limits';
-import { isTeamRejectionType } from '../shared/team';
 import {
   type CallOptions,
   type TeamDeadlines,
@@ -28,6 +27,7 @@ import { readTeamHealth } from './health';
 import { type CallFacts, classifyCallError, retryDelayMs } from './callErrors';
 import { TEAM_NOT_FOUND } from './failures';
 import { withUpdateSlot } from './updateSlots';
+import { isTeamRejectionType } from '../shared/contract/rejections';
 
 /** A deadline error this close to the call's gRPC deadline is that deadline (the server answers a little early). */
 const DEADLINE_SLACK_MS = 250;

@@ -6,8 +6,8 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import * as defs from '../shared/contract';
-import type { TeamView } from '../shared/team';
 import type { TeamCalls } from './teamCalls';
+import type { TeamView } from '../shared/contract';
 
 export function cancelTeam(calls: TeamCalls, deadlineMs: number): Promise<{ status: string; view: TeamView }> {
   return calls.call('cancel', deadlineMs, async () => {

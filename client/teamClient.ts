@@ -9,17 +9,23 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import * as defs from '../shared/contract';
-import type { TaskMutationResult, TaskPage, TaskView, TeamView } from '../shared/team';
-import { LEAD } from '../shared/team';
-import type { InboxMessage } from '../shared/team/inbox';
 import type { JsonValue } from '../shared/contract/json';
-import type { EdgeKind, TeamEdge } from '../shared/team/edges';
 import { type CallOptions, type TeamDeadlines, resolveDeadlines } from './deadlines';
 import { TeamReads } from './teamReads';
 import { cancelTeam } from './teamCancel';
 import { type WaitForAnswerOptions, waitForAnswer, watchNextEdge } from './answerWait';
 import { TeamCalls } from './teamCalls';
 import { type ForkOf, type ForkRootOptions, type StartTeamOptions, forkRootStart, startLeadWorkflow } from './teamStart';
+import {
+  type TaskMutationResult,
+  type TaskPage,
+  type TaskView,
+  type TeamView,
+  LEAD,
+  type InboxMessage,
+  type EdgeKind,
+  type TeamEdge,
+} from '../shared/contract';
 
 export { TEAM_CALL_FAILED, TeamCallFailed, classifyCallError, type CallErrorVerdict } from './callErrors';
 export {

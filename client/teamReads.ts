@@ -6,11 +6,11 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import * as defs from '../shared/contract';
 import type { AgentTeamView } from '../shared/projection/agentTeamView';
-import type { LegacyMailbox, TaskSnapshot, TeamView } from '../shared/team';
 import { readLeadAgentState, readTeammateState } from './agentStates';
 import type { CallOptions, TeamHealth } from './deadlines';
 import { readTeamHealth } from './health';
 import type { TeamCalls } from './teamCalls';
+import type { LegacyMailbox, TaskSnapshot, TeamView } from '../shared/contract';
 
 export abstract class TeamReads {
   abstract readonly client: Client;

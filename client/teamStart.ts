@@ -8,11 +8,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import * as defs from '../shared/contract';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../shared/contract/searchAttributes';
 import { leadContext, startMetadata } from '../shared/text/webUi';
-import { LEAD } from '../shared/team';
 import { unpricedBudget, unpricedTeamBudget } from '../shared/agent/spend';
 import type { TeamDeadlines } from './deadlines';
 import { FORK_TOO_LARGE, NO_LEAD_AGENT, TEAM_ALREADY_STARTED, TEAM_NOT_FOUND } from './failures';
 import type { TeamCalls } from './teamCalls';
+import { LEAD } from '../shared/contract';
 
 export interface StartTeamOptions {
   teamId: string;

@@ -6,10 +6,9 @@
  * subscriber gets each changed complete view once. A late subscriber gets the current view first.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { AgentTeamView, TeamUsageView } from '../shared/contract';
+import type { AgentTeamView, TeamUsageView, EdgeKind } from '../shared/contract';
 import { errorMessage } from '../shared/util/errors';
 import { TEAM_CLOSED } from '../shared/contract/failures';
-import type { EdgeKind } from '../shared/team/edges';
 import type { TeamClient } from './teamClient';
 
 /** The edges after which the view can differ: everything but mailbox traffic. */

@@ -5,8 +5,8 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { TeamClient } from '../client/teamClient';
-import type { TeamRejection } from '../shared/team';
 import { answer, script, scriptText, send, think, tool } from '../activities/providers/scriptedModelScript';
+import type { TeamRejection } from '../shared/contract/rejections';
 
 export async function runDemoScenario(team: TeamClient, log: (line: string) => void = () => undefined): Promise<void> {
   const design = await team.createTask({ subject: 'Design the parser API', writeScopes: ['docs/parser.md'] });

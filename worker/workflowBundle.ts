@@ -4,7 +4,8 @@
  * replay test and the production image's bundle (AGENT_TEAMS_WORKFLOW_BUNDLE) all take them from here.
  */
 import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
-import { TRACING_PATCH, WORKER_TRACES_GLOBAL } from '../shared/telemetry/tracing';
+import { WORKER_TRACES_GLOBAL } from '../shared/telemetry/tracing';
+import { TRACING_PATCH } from '../shared/contract/patches';
 import { WELL_FORMED_FAILURES_MARKER } from './failureConverter';
 
 export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [require.resolve('../workflows/interceptors')];

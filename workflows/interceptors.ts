@@ -15,7 +15,8 @@
  */
 import type { interceptors as OpenTelemetryInterceptorsFactory } from '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors';
 import { patched, type ActivateInput, type WorkflowInterceptors, type WorkflowInternalsInterceptor } from '@temporalio/workflow';
-import { TRACED_METHODS, TRACING_PATCH, WORKER_TRACES_GLOBAL } from '../shared/telemetry/tracing';
+import { TRACED_METHODS, WORKER_TRACES_GLOBAL } from '../shared/telemetry/tracing';
+import { TRACING_PATCH } from '../shared/contract/patches';
 import { completionBudgetOutbound } from './common/completionBudget';
 import { renderBeforeMetadataQuery } from './common/currentDetails';
 import { observeActivation, rolloverSuggestionInbound } from './common/rolloverSuggestion';

@@ -4,8 +4,8 @@
  * the same format a turn's opening messages have. Pure: the workflows (a session's, the Lead's)
  * keep the inbox and conversation and call these.
  */
-import type { ConversationEntry } from '../contract';
-import type { InboxMessage, InboxState } from '../team/inbox';
+import type { ConversationEntry, InboxMessage } from '../contract';
+import type { InboxState } from '../team/inbox';
 import { returnToPending, takePending } from '../team/inbox';
 
 /** How an inbox message is recorded in a conversation; `teamId` marks it a record of that Team (a fork of a root drops it). */

@@ -11,21 +11,7 @@
 import type { UpdateDefinition } from '@temporalio/common';
 import { z } from 'zod';
 import * as defs from '../contract';
-import type { Attributed, LiveStatus } from '../contract';
-import { EDGE_KINDS, MEMBER_EDGE_KINDS } from '../team/edges';
-import type { TaskMutationResult, TaskView, TeamView } from '../team';
-import {
-  LEAD,
-  TASK_STATUSES,
-  assignTaskBody,
-  claimTaskBody,
-  createTaskBody,
-  deleteTaskBody,
-  editTaskBody,
-  releaseTaskBody,
-  revisionSchema,
-  transitionTaskBody,
-} from '../team';
+import type { Attributed, LiveStatus, TaskMutationResult, TaskView, TeamView } from '../contract';
 import {
   callerOnlySchema,
   interruptRequestSchema,
@@ -36,7 +22,26 @@ import {
 } from '../contract/requests';
 import { budgetLimitsSchema } from '../contract/budgets';
 import { defineTool, type AnyTool } from '../tools/tool';
-import { agentStatusSchema, liveStatusSchema, memberContextSchema, memberPhaseSchema } from '../contract/vocabulary';
+import {
+  agentStatusSchema,
+  liveStatusSchema,
+  memberContextSchema,
+  memberPhaseSchema,
+  EDGE_KINDS,
+  MEMBER_EDGE_KINDS,
+  TASK_STATUSES,
+} from '../contract/vocabulary';
+import {
+  LEAD,
+  assignTaskBody,
+  claimTaskBody,
+  createTaskBody,
+  deleteTaskBody,
+  editTaskBody,
+  releaseTaskBody,
+  revisionSchema,
+  transitionTaskBody,
+} from '../contract';
 
 export interface TeamToolContext {
   /** The acting member, attributed by the runtime. */

@@ -32,3 +32,4 @@ export * from './usage';
 export * from './teamUsage';
 export * from './budgets';
 export * from './reservedIds';
+export * from './patches';

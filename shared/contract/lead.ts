@@ -6,7 +6,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentTeamView } from './agentTeamView';
 import type { JsonValue } from './json';
-import type { IgnoredSignals, ModelCallRequest } from './signals';
+import type { IgnoredSignals, ModelCallRequest, edgeWatchSchema, memberStatusReportSchema, rejectionReportSchema, subagentAnswerSchema } from './signals';
 import type { z } from 'zod';
 import type { assignTaskBody, claimTaskBody, createTaskBody, deleteTaskBody, editTaskBody, releaseTaskBody, transitionTaskBody } from './taskCommands';
 import type {
@@ -34,10 +34,9 @@ import type {
 } from './requests';
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView } from './agent';
 import type { TeamModels } from './modelNames';
-import type { UsageTotals } from './usage';
 import type { TeamUsageView } from './teamUsage';
-import type { BudgetExhaustion, BudgetLimits, TeamBudgets } from './budgets';
-import type { EdgeKind, LiveStatus } from './vocabulary';
+import type { BudgetLimits, TeamBudgets } from './budgets';
+import type { LiveStatus } from './vocabulary';
 
 /**
  * Attribution: `caller` names who acts (callers.ts): the operator ("@operator", a person: the CLI,
@@ -135,36 +134,10 @@ export const setBudgetUpdate = defineUpdate<SetBudgetResult, [SetBudgetRequest]>
 /** Lead-only: takes the messages waiting in the Lead's own inbox (teammates' sends to "lead"). */
 export const readLeadInboxUpdate = defineUpdate<InboxMessage[], [Attributed]>('readLeadInbox');
 
-export interface MemberStatusReport {
-  name: string;
-  status: LiveStatus;
-  turn: number;
-  /** Inbox messages the member has taken into turns so far (lets the Lead tell "idle" from "has mail waiting"). */
-  consumed?: number;
-  /**
-   * Messages the Lead relayed (stamped with a relaySeq) that this member has settled: taken into a
-   * turn, or dropped as a duplicate or malformed. The Lead counts a member busy while it has relayed
-   * more than the member has settled, so delivery accounting rests on the target's word.
-   */
-  settled?: number;
-  /** What the member's recorded model calls used so far (its whole life, across runs): the Lead keeps the newest for the Team's totals. */
-  usage?: UsageTotals;
-  /** Sent once when the member stopped because a budget ran out: the Lead tells the Lead agent. */
-  exhausted?: BudgetExhaustion;
-}
-export interface EdgeWatch {
-  /** The watching teammate (signals carry no authenticated sender; the Lead ignores non-members). */
-  name: string;
-  /** The teammate's wait: its notification carries this id back. */
-  waitId: string;
-  kinds?: EdgeKind[];
-  /**
-   * When the teammate's wait_agent call began (its workflow time, ISO 8601 in UTC). The watch then
-   * counts every edge the Lead recorded from that moment (as far as its window of recent edges
-   * reaches) other than the teammate's own status changes; without it, only edges after the signal arrives.
-   */
-  callStartedAt?: string;
-}
+/** Teammate → Lead: its live status; the Lead parses it with memberStatusReportSchema (signals.ts), which says each field. */
+export type MemberStatusReport = z.output<typeof memberStatusReportSchema>;
+/** Teammate → Lead: a watch for its wait_agent call; parsed with edgeWatchSchema (signals.ts), which says each field. */
+export type EdgeWatch = z.output<typeof edgeWatchSchema>;
 /**
  * Teammate → Lead: notify me (edgeNotification) of the next edge of these kinds recorded since my
  * call began (`callStartedAt`). A teammate's wait_agent waits in its own workflow on that
@@ -177,16 +150,8 @@ export const unwatchEdgesSignal = defineSignal<[{ name: string; waitId: string }
 /** Teammate → Lead: live status (running a turn, idle, exited). Not durable roster state. */
 export const reportMemberStatusSignal = defineSignal<[MemberStatusReport]>('reportMemberStatus');
 
-export interface RejectionReport {
-  /** Who was refused: "@operator", "lead" or a teammate name. */
-  caller: string;
-  /** The Update's name (claimTask, sendMessage, ...). */
-  operation: string;
-  /** The rejection's stable type (TaskRevisionConflict, ...). */
-  type: string;
-  /** At most 1,000 characters. */
-  message: string;
-}
+/** Caller → Lead: an operation the Lead refused; parsed with rejectionReportSchema (signals.ts), which says each field. */
+export type RejectionReport = z.output<typeof rejectionReportSchema>;
 /**
  * Caller → Lead: the Lead refused my operation. A validator's rejection is never written to the
  * Lead's history, so the TeamClient reports it; the agentTeam view shows the last one beside the
@@ -211,13 +176,8 @@ export type PromptLeadRequest = z.input<typeof promptRequestSchema>;
 /** Lead-only (the operator). A follow-up prompt to the Lead agent; answered with inbox acceptance. */
 export const promptLeadUpdate = defineUpdate<InboxAcceptance, [PromptLeadRequest]>('promptLead');
 
-export interface SubagentAnswer {
-  agentId: string;
-  turn: number;
-  answer: string | null;
-  /** What the subagent's model calls used so far (sent with the answer; the Lead keeps it beside the subagent's record, not in its answers). */
-  usage?: UsageTotals;
-}
+/** Subagent → Lead: the final reply of one of its turns; parsed with subagentAnswerSchema (signals.ts). */
+export type SubagentAnswer = z.output<typeof subagentAnswerSchema>;
 /** Ordinary subagent → the Lead that started it: the final reply of one of its turns. */
 export const subagentAnswerSignal = defineSignal<[SubagentAnswer]>('subagentAnswer');
 /**

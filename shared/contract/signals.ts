@@ -19,9 +19,17 @@ export const memberStatusReportSchema = z.object({
   name,
   status: liveStatusSchema,
   turn: count,
+  /** Inbox messages the member has taken into turns so far (lets the Lead tell "idle" from "has mail waiting"). */
   consumed: count.optional(),
+  /**
+   * Messages the Lead relayed (stamped with a relaySeq) that this member has settled: taken into a
+   * turn, or dropped as a duplicate or malformed. The Lead counts a member busy while it has relayed
+   * more than the member has settled, so delivery accounting rests on the target's word.
+   */
   settled: count.optional(),
+  /** What the member's recorded model calls used so far (its whole life, across runs): the Lead keeps the newest for the Team's totals. */
   usage: usageTotalsSchema.optional(),
+  /** Sent once when the member stopped because a budget ran out: the Lead tells the Lead agent. */
   exhausted: budgetExhaustionSchema.optional(),
 });
 /** Session → Lead, under a Team budget: may I make my next model call? `calls`: the calls it has recorded (its total's), which keys the answer. */
@@ -30,9 +38,27 @@ export type ModelCallRequest = z.output<typeof modelCallRequestSchema>;
 /** Lead → session: the answer to the request made at `calls`; an exhaustion refuses it (the Team budget is used up). */
 export const modelCallAnswerSchema = z.strictObject({ calls: count, exhaustion: budgetExhaustionSchema.nullable() });
 export type ModelCallAnswer = z.output<typeof modelCallAnswerSchema>;
-export const edgeWatchSchema = z.object({ name, waitId: id, kinds: kinds.optional(), callStartedAt: z.iso.datetime().max(64).optional() });
+export const edgeWatchSchema = z.object({
+  /** The watching teammate (signals carry no authenticated sender; the Lead ignores non-members). */
+  name,
+  /** The teammate's wait: its notification carries this id back. */
+  waitId: id,
+  kinds: kinds.optional(),
+  /**
+   * When the teammate's wait_agent call began (its workflow time, ISO 8601 in UTC). The watch then
+   * counts every edge the Lead recorded from that moment (as far as its window of recent edges
+   * reaches) other than the teammate's own status changes; without it, only edges after the signal arrives.
+   */
+  callStartedAt: z.iso.datetime().max(64).optional(),
+});
 export const edgeUnwatchSchema = z.object({ name, waitId: id });
-export const subagentAnswerSchema = z.object({ agentId: id, turn: count, answer: z.string().nullable(), usage: usageTotalsSchema.optional() });
+export const subagentAnswerSchema = z.object({
+  agentId: id,
+  turn: count,
+  answer: z.string().nullable(),
+  /** What the subagent's model calls used so far (sent with the answer; the Lead keeps it beside the subagent's record, not in its answers). */
+  usage: usageTotalsSchema.optional(),
+});
 export const edgeNotificationSchema = z.object({
   waitId: id,
   edge: z.object({ seq: count, kind: z.enum(EDGE_KINDS), subject: z.string().max(2 * MAX_ID_LENGTH), at: z.string().max(64) }),
@@ -40,9 +66,13 @@ export const edgeNotificationSchema = z.object({
 /** The longest rejection message a report may carry; the TeamClient cuts longer ones. */
 export const MAX_REPORTED_MESSAGE_LENGTH = 1_000;
 export const rejectionReportSchema = z.object({
+  /** Who was refused: "@operator", "lead" or a teammate name. */
   caller: z.string().min(1).max(MAX_MEMBER_NAME_LENGTH),
+  /** The Update's name (claimTask, sendMessage, ...). */
   operation: z.string().min(1).max(64),
+  /** The rejection's stable type (TaskRevisionConflict, ...). */
   type: z.string().min(1).max(64),
+  /** At most MAX_REPORTED_MESSAGE_LENGTH (1,000) characters. */
   message: z.string().max(MAX_REPORTED_MESSAGE_LENGTH),
 });
 export const interruptTurnSchema = z.object({ requestedBy: z.string().max(MAX_ID_LENGTH) });

@@ -5,11 +5,9 @@
  * (workflows/lead/agent.ts, subagents.ts, agentState.ts) carries out the effects and applies the
  * events through LeadAgentState.apply only.
  */
-import type { AgentStatus, ConversationEntry, SubagentAnswer } from '../contract';
-import type { InboxMessage } from '../team/inbox';
+import type { AgentStatus, ConversationEntry, SubagentAnswer, InboxMessage } from '../contract';
 import { MAX_SUBAGENTS, SUBAGENT_ANSWER_MAX_BYTES, utf8Length } from '../contract/limits';
 import { own } from '../util/own';
-import { LEAD } from '../team';
 import type { LeadAgentEvent } from './agentEvents';
 import type { CarriedLeadAgent, SubagentRecord } from './carried';
 import { MODEL_NOT_ALLOWED, modelNotAllowed, resolveModel, type TeamModels } from '../contract/modelNames';
@@ -17,6 +15,7 @@ import { BUDGET_EXHAUSTED, BUDGET_UNPRICED, type BudgetExhaustion, type BudgetLi
 import { exhaustionText, unpricedBudget } from '../agent/spend';
 import type { ModelUsage } from '../contract/model';
 import { callUsage } from '../agent/usage';
+import { LEAD } from '../contract';
 
 const NO_MODEL = { models: undefined, requested: null, inherited: null };
 

@@ -9,15 +9,11 @@ import { modelNotAllowed, resolveModel, type TeamModels } from '../contract/mode
 import type { BudgetExhaustion, BudgetLimits } from '../contract/budgets';
 import { exhaustionText, unpricedBudget } from '../agent/spend';
 import { own } from '../util/own';
-import type { LiveStatus, UsageTotals } from '../contract';
-import type { InboxMessage } from '../team/inbox';
+import type { LiveStatus, UsageTotals, InboxMessage, EdgeKind } from '../contract';
 import type { JsonValue } from '../contract/json';
 import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../contract/limits';
-import type { Decision, ProvisioningOutcome, TeamRejection, TeamRejectionType } from '../team';
+import type { Decision, ProvisioningOutcome } from '../team';
 import {
-  LEAD,
-  hasLeadAuthority,
-  isTeamRejectionType,
   decideCloseAdmission,
   decideProvisioningOutcome,
   decideSend,
@@ -26,14 +22,13 @@ import {
   isLivePhase,
   mayAct,
   notFoundMessage,
-  reject,
   taskKey,
 } from '../team';
-import type { EdgeKind } from '../team/edges';
-import { MEMBER_EDGE_KINDS } from '../team/edges';
 import type { LeadEvent } from './events';
 import type { PromptRequest, SendRequest, SpawnRequest } from './parse';
 import type { LeadState } from './state';
+import { LEAD, hasLeadAuthority, MEMBER_EDGE_KINDS } from '../contract';
+import { type TeamRejection, type TeamRejectionType, isTeamRejectionType, reject } from '../contract/rejections';
 
 export type LeadDecision = { ok: true; events: LeadEvent[] } | { ok: false; rejection: TeamRejection };
 /** A signal is never refused: what it would change, or why it is ignored (counted by the handler). */

@@ -2,11 +2,8 @@
  * The closed union of everything that changes the Lead's state: the Team's own events (roster and
  * board, shared/team/events.ts) and the Lead's mailbox, delivery, status, watch and memory events.
  */
-import type { BudgetLimits, LiveStatus, UsageTotals } from '../contract';
-import type { InboxMessage } from '../team/inbox';
-import type { OperationFailure } from './state';
+import type { BudgetLimits, LiveStatus, UsageTotals, InboxMessage, OperationFailure, EdgeKind } from '../contract';
 import type { TeamEvent } from '../team';
-import type { EdgeKind } from '../team/edges';
 
 export type LeadEvent =
   | TeamEvent

@@ -7,9 +7,9 @@ import type { z } from 'zod';
 import { answerFailure, invalidInputFailure, rejectionFailure } from '../contract/failures';
 import { jsonProblem, type JsonValue } from '../contract/json';
 import { MAX_MESSAGE_BYTES, jsonBytes } from '../contract/limits';
-import type { TaskCommand, TaskCommandKind } from '../team';
-import { TASK_COMMAND_BODIES, reject } from '../team';
 import { callerOnlySchema, promptRequestSchema, sendEnvelopeSchema, spawnRequestSchema } from '../contract/requests';
+import { type TaskCommand, type TaskCommandKind, TASK_COMMAND_BODIES } from '../contract/taskCommands';
+import { reject } from '../contract/rejections';
 
 export type SpawnRequest = z.infer<typeof spawnRequestSchema> & { message: JsonValue };
 export type SendRequest = z.infer<typeof sendEnvelopeSchema> & { content: JsonValue };

@@ -1,9 +1,8 @@
 /** Pure reads of the Lead's state that several operations share. */
 import { own } from '../util/own';
-import type { MemberRecord } from '../team';
-import type { TeamEdge } from '../team/edges';
 import { firstEdgeAfter } from '../team/edges';
 import type { LeadState } from './state';
+import type { MemberRecord, TeamEdge } from '../contract/team';
 
 /**
  * Teammates with required work: a turn running, or messages relayed that they have not settled

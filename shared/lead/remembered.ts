@@ -7,9 +7,11 @@
 import { own } from '../util/own';
 import { REMEMBERED_RESULT_MAX_BYTES, MAX_ID_LENGTH, jsonBytes } from '../contract/limits';
 import { rejectionFailure } from '../contract/failures';
-import { notFoundMessage, reject, taskKey, taskView, type TaskView } from '../team';
+import { notFoundMessage, taskKey, taskView } from '../team';
 import type { LeadEvent } from './events';
 import type { LeadState, RecentUpdate } from './state';
+import { reject } from '../contract/rejections';
+import type { TaskView } from '../contract/team';
 
 /** How many recent Update ids are remembered (and carried across continue-as-new) for de-duplication. */
 export const RECENT_UPDATE_WINDOW = 256;

@@ -4,16 +4,14 @@
  * watches, and the Updates it remembers for retries. It changes only through `applyLead`
  * (apply.ts) and is carried across continue-as-new as it is.
  */
-import type { BudgetLimits, LiveStatus, UsageTotals } from '../contract';
+import type { BudgetLimits, LiveStatus, UsageTotals, LegacyMailbox, EdgeKind } from '../contract';
 import type { InboxState } from '../team/inbox';
 import { emptyInbox } from '../team/inbox';
-import type { LegacyMailbox, TeamState } from '../team';
+import type { TeamState } from '../team';
 import { admitLegacyMailbox, emptyTeamState } from '../team';
-import type { EdgeKind, EdgeLog } from '../team/edges';
+import type { EdgeLog } from '../team/edges';
 import { emptyEdgeLog } from '../team/edges';
 import type { OperationFailure } from '../contract/agentTeamView';
-
-export type { OperationFailure } from '../contract/agentTeamView';
 
 /**
  * The `from` of a prompt to the Lead agent (the start's prompt, promptLead): a user turn, not a

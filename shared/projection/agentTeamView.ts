@@ -9,10 +9,11 @@
  * view object and a mailbox-only event publishes nothing.
  */
 import type { AgentStatus } from '../contract';
-import type { LeadState, OperationFailure } from '../lead/state';
+import type { LeadState } from '../lead/state';
 import type { TeamState } from '../team';
-import { LEAD, boardView } from '../team';
-import type { AgentTeamLeadRow, AgentTeamMemberRow, AgentTeamView, ModelSelection } from '../contract/agentTeamView';
+import { boardView } from '../team';
+import type { AgentTeamLeadRow, AgentTeamMemberRow, AgentTeamView, ModelSelection, OperationFailure } from '../contract/agentTeamView';
+import { LEAD } from '../contract';
 
 export type { AgentTeamLeadRow, AgentTeamMemberRow, AgentTeamView, ModelSelection } from '../contract/agentTeamView';
 

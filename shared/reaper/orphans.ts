@@ -13,7 +13,8 @@
  * A subagent is not in the roster: under a reset Lead it is judged by the Lead agent's own list of
  * the subagents it started (getAgentState's `subagents`), an open one counting as live.
  */
-import { isLivePhase, type MemberPhase } from '../team/roster';
+import { isLivePhase } from '../team/roster';
+import type { MemberPhase } from '../contract/vocabulary';
 
 export { MAX_REPORTED_IDS, reapOrphansInputSchema, type ReapOrphansInput, type ReapReport, type ReaperActivities } from '../contract/reaper';
 

@@ -5,7 +5,7 @@
  */
 import { jsonProblem } from '../contract/json';
 import { MAX_ID_LENGTH, MAX_MESSAGE_BYTES, jsonBytes } from '../contract/limits';
-import { MAX_MEMBER_NAME_LENGTH } from '../team/roster';
+import { MAX_MEMBER_NAME_LENGTH } from '../contract/callers';
 
 /** Structural check of a delivery envelope; the content is inspected, never rebuilt. */
 export function deliveryProblem(message: unknown): string | null {

@@ -1,10 +1,10 @@
 import { own } from '../util/own';
 import type { TeamEvent } from './events';
-import type { MemberPhase, MemberRecord } from './roster';
 import type { TeamState } from './state';
-import type { TaskSnapshot } from './task';
 import { taskKey } from './task';
 import { MAX_TOMBSTONES } from '../contract/limits';
+import type { MemberPhase } from '../contract/vocabulary';
+import type { MemberRecord, TaskSnapshot } from '../contract/team';
 
 /**
  * Applies one event. Returns a new state object and replaces only the collection the event

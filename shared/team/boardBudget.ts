@@ -4,8 +4,8 @@ import { apply } from './apply';
 import type { TaskCommand } from '../contract/taskCommands';
 import type { TeamEvent } from './events';
 import type { TeamState } from './state';
-import type { TaskSnapshot } from './task';
 import { taskKey } from './task';
+import type { TaskSnapshot } from '../contract/team';
 
 /**
  * The board's size budget, checked on the commands that add text (create, edit). The board's size

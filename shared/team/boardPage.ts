@@ -9,12 +9,7 @@
  * Pure: bundled into workflow code.
  */
 import { jsonBytes } from '../contract/limits';
-import type { TaskView } from './view';
-import type { TaskPage } from '../contract/team';
-
-export type { TaskPage } from '../contract/team';
-
-export { LIST_PAGE_DEFAULT_BYTES, LIST_PAGE_MAX_BYTES, LIST_PAGE_MIN_BYTES } from '../contract/requests';
+import type { TaskPage, TaskView } from '../contract/team';
 
 /** The tasks of `board` (by id) after `after`, while their JSON stays within `maxBytes`; at least one when any is left. */
 export function boardPage(board: readonly TaskView[], after: number, maxBytes: number): TaskPage {

@@ -2,10 +2,11 @@ import { own } from '../util/own';
 import type { Decision } from './decideTask';
 import type { TeamEvent } from './events';
 import { reject } from '../contract/rejections';
-import type { MemberContext } from './roster';
-import { LEAD, hasLeadAuthority, isLivePhase, memberNameProblem, teammateWorkflowId } from './roster';
+import { isLivePhase, memberNameProblem, teammateWorkflowId } from './roster';
 import type { TeamState } from './state';
 import { mayAct } from './state';
+import type { MemberContext } from '../contract/vocabulary';
+import { LEAD, hasLeadAuthority } from '../contract/callers';
 
 const refuse = (type: Parameters<typeof reject>[0], message: string): Decision => ({ ok: false, rejection: reject(type, message) });
 const accept = (...events: TeamEvent[]): Decision => ({ ok: true, events });

@@ -5,12 +5,12 @@ import { findDependencyCycle } from './dependencies';
 import type { TeamEvent } from './events';
 import type { TeamRejection } from '../contract/rejections';
 import { reject } from '../contract/rejections';
-import { OPERATOR, hasLeadAuthority } from './roster';
 import type { TeamState } from './state';
 import { isActingMember, mayAct } from './state';
-import type { TaskSnapshot } from './task';
 import { isTransitionAllowed, taskKey } from './task';
 import { normalizeWriteScopes } from './writeScopes';
+import { OPERATOR, hasLeadAuthority } from '../contract/callers';
+import type { TaskSnapshot } from '../contract/team';
 
 export type Decision = { ok: true; events: TeamEvent[] } | { ok: false; rejection: TeamRejection };
 

@@ -1,6 +1,6 @@
 import { own } from '../util/own';
-import type { TaskSnapshot } from './task';
 import { taskKey } from './task';
+import type { TaskSnapshot } from '../contract/team';
 
 /**
  * Finds the cycle that giving `taskId` the dependency list `dependencies` would create, if any.

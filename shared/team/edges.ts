@@ -7,10 +7,6 @@
 import { LIVE_STATUSES, type EdgeKind, type LiveStatus } from '../contract/vocabulary';
 import type { TeamEdge } from '../contract/team';
 
-export type { TeamEdge } from '../contract/team';
-
-export { EDGE_KINDS, MEMBER_EDGE_KINDS, type EdgeKind } from '../contract/vocabulary';
-
 export const EDGE_WINDOW = 64;
 
 export interface EdgeLog {

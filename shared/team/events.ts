@@ -1,5 +1,4 @@
-import type { MemberContext } from './roster';
-import type { TaskStatus } from './task';
+import type { MemberContext, TaskStatus } from '../contract/vocabulary';
 
 /**
  * The closed union of everything that changes Team state. Each event is applied by `apply` and

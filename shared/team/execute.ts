@@ -7,8 +7,6 @@ import type { TeamState } from './state';
 import { mutationResult } from './view';
 import type { TaskMutationResult } from '../contract/team';
 
-export type { TaskMutationResult } from '../contract/team';
-
 export type Execution = { ok: true; state: TeamState; events: TeamEvent[]; result: TaskMutationResult } | { ok: false; rejection: TeamRejection };
 
 /** decide + apply + view for one task command (the board's tests drive the core through this). A rejection leaves `state` untouched. */

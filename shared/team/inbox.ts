@@ -1,8 +1,6 @@
 import { SEEN_BUDGET_BYTES, jsonBytes } from '../contract/limits';
 import type { InboxMessage } from '../contract/team';
 
-export type { InboxMessage } from '../contract/team';
-
 export interface InboxState {
   pending: InboxMessage[];
   /** Recently recorded message ids, oldest first, bounded by SEEN_WINDOW. */

@@ -1,10 +1,9 @@
 import type { JsonValue } from '../contract/json';
 import { jsonProblem } from '../contract/json';
 import { LEGACY_MAILBOX_BUDGET_BYTES, jsonBytes } from '../contract/limits';
-import { LEAD, memberNameProblem } from './roster';
+import { memberNameProblem } from './roster';
 import type { LegacyMailboxRecord, LegacyMailbox } from '../contract/team';
-
-export type { LegacyMailboxRecord, LegacyMailbox } from '../contract/team';
+import { LEAD } from '../contract/callers';
 
 /** Problems reported for an import, at most (the rest of a bad import is refused the same way). */
 export const MAX_LEGACY_PROBLEMS = 100;

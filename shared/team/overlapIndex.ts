@@ -7,8 +7,8 @@
  * (n·s)² — a full board of deeply nested scopes is milliseconds, not seconds past the workflow's
  * activation limit. Counts are exact; listings stop at the limit. Pure and deterministic.
  */
-import type { TaskSnapshot } from './task';
 import { ROOT_SCOPE } from './writeScopes';
+import type { TaskSnapshot } from '../contract/team';
 
 export interface ScopeEntry {
   scope: string;

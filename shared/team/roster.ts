@@ -2,13 +2,8 @@
 import { LEAD, MAX_MEMBER_NAME_LENGTH } from '../contract/callers';
 import type { MemberPhase } from '../contract/vocabulary';
 
-export type { MemberRecord } from '../contract/team';
-
-export { LEAD, MAX_MEMBER_NAME_LENGTH, OPERATOR, hasLeadAuthority } from '../contract/callers';
 export const DEFAULT_MAX_MEMBERS = 8;
 const MEMBER_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
-
-export { MEMBER_CONTEXTS, MEMBER_PHASES, type MemberContext, type MemberPhase } from '../contract/vocabulary';
 
 /** Returns why `name` cannot be a teammate name, or null when it can. */
 export function memberNameProblem(name: string): string | null {

@@ -1,7 +1,7 @@
 import { own } from '../util/own';
-import type { MemberRecord } from './roster';
-import { DEFAULT_MAX_MEMBERS, LEAD, OPERATOR, isLivePhase } from './roster';
-import type { TaskSnapshot } from './task';
+import { DEFAULT_MAX_MEMBERS, isLivePhase } from './roster';
+import type { MemberRecord, TaskSnapshot } from '../contract/team';
+import { LEAD, OPERATOR } from '../contract/callers';
 
 /**
  * The Team's durable state, owned by the Lead workflow. Plain records only, so it survives every

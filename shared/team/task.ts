@@ -2,10 +2,6 @@
 
 import type { TaskStatus } from '../contract/vocabulary';
 
-export type { TaskSnapshot } from '../contract/team';
-
-export { TASK_STATUSES, type TaskStatus } from '../contract/vocabulary';
-
 /**
  * Which explicit status transitions `transitionTask` accepts. Claiming (pending → in_progress by a
  * non-owner) and releasing (→ pending, owner cleared) are separate commands with their own rules.

@@ -1,14 +1,12 @@
 import type { AgentStatus } from '../contract/vocabulary';
 import { readinessProblem } from './decideTask';
-import { LEAD } from './roster';
 import type { TeamState } from './state';
-import { taskKey, type TaskSnapshot } from './task';
+import { taskKey } from './task';
 import { own } from '../util/own';
 import { buildOverlapIndex, overlapsOf, type OverlapIndex } from './overlapIndex';
 import { MAX_OVERLAPS_PER_TASK, VIEW_OVERLAP_BUDGET_BYTES, jsonBytes } from '../contract/limits';
-import type { WriteScopeOverlap, TaskMutationResult, TaskView, TeamView } from '../contract/team';
-
-export type { WriteScopeOverlap, TaskView, LeadRow, TeamView } from '../contract/team';
+import type { WriteScopeOverlap, TaskMutationResult, TaskView, TeamView, TaskSnapshot } from '../contract/team';
+import { LEAD } from '../contract/callers';
 
 /** Live tasks are the ones whose write scopes still matter: not deleted, not finished. */
 export function isLiveTask(task: TaskSnapshot): boolean {

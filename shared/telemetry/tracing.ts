@@ -1,11 +1,4 @@
 /**
- * The patch that turns the OpenTelemetry workflow interceptors on (workflows/interceptors.ts): runs that began with its
- * marker are traced, runs recorded before it replay as they ran. Never rename it; a later change to the interceptors
- * gets a new patch id.
- */
-export const TRACING_PATCH = 'opentelemetry-tracing-v1';
-
-/**
  * The global that tells workflow code whether the worker running it exports traces: the worker writes it ahead of the
  * bundle's code (worker/workflowBundle.ts `bundleForWorker`), so it is set once per sandbox before any workflow runs.
  * Only a run's first, non-replayed activation reads it (workflows/interceptors.ts); what it decided is in the history.

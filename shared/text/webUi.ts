@@ -11,9 +11,8 @@
  * then cut (cutMarkdown), so a bound holds on what is stored and no cut splits an escape.
  */
 import { cutMarkdown, markdownText } from './inertText';
-import type { AgentStatus, LiveStatus, TeamUsageView } from '../contract';
+import type { AgentStatus, LiveStatus, TeamUsageView, MemberContext, TaskStatus } from '../contract';
 import type { LeadState } from '../lead/state';
-import type { MemberContext, TaskStatus } from '../team';
 import { isLivePhase } from '../team';
 import type { ToolCall } from '../contract/model';
 

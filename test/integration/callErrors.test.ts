@@ -17,8 +17,7 @@ import { temporal } from '@temporalio/proto';
 import { TeamCallTimedOut, TeamClient } from '../../client/teamClient';
 import { TeamCallFailed, classifyCallError, grpcDetailTypes, grpcErrorOf, type CallFacts } from '../../client/callErrors';
 import { TEAM_SERVER_DYNAMIC_CONFIG } from '../../scripts/serverSettings';
-import { createTaskUpdate, getTeamViewQuery, listTasksUpdate, waitForEdgeUpdate } from '../../shared/contract';
-import { LEAD, type TaskView } from '../../shared/team';
+import { createTaskUpdate, getTeamViewQuery, listTasksUpdate, waitForEdgeUpdate, LEAD, type TaskView } from '../../shared/contract';
 import { address, connectClient, startWorker, uniqueId } from '../support/temporal';
 
 const enums = temporal.api.enums.v1;

@@ -7,8 +7,15 @@
  */
 import { Client, Connection, WorkflowUpdateFailedError, WorkflowUpdateStage, isGrpcServiceError, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { claimTaskUpdate, getAgentStateQuery, getTeamViewQuery, listTasksPageUpdate, listTasksUpdate, promptLeadUpdate } from '../../shared/contract';
-import type { TaskView } from '../../shared/team';
+import {
+  claimTaskUpdate,
+  getAgentStateQuery,
+  getTeamViewQuery,
+  listTasksPageUpdate,
+  listTasksUpdate,
+  promptLeadUpdate,
+  type TaskView,
+} from '../../shared/contract';
 import { COMPLETION_BUDGET_BYTES } from '../../shared/lead/completionBudget';
 import { jsonBytes } from '../../shared/contract/limits';
 import { useClientAndWorker } from '../support/harness';
@@ -303,7 +310,7 @@ test('64 concurrent listTasks during a Lead agent turn whose model-call input is
 }, 300_000);
 
 test('listTasksPage reads a board at its budget in pages within their byte budget, and 64 concurrent pages share completions', async () => {
-  const { LIST_PAGE_DEFAULT_BYTES } = await import('../../shared/team');
+  const { LIST_PAGE_DEFAULT_BYTES } = await import('../../shared/contract/requests');
   const team = await newTeam(env.client, env.worker.taskQueue);
   const { tasks } = await fillBoardToBudget(team);
   const handle = env.client.workflow.getHandle(team.teamId);

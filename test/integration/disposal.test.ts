@@ -13,13 +13,13 @@ import type { Client } from '@temporalio/client';
 import { WorkflowUpdateStage } from '@temporalio/client';
 import { createActivities } from '../../activities';
 import { TeamClient } from '../../client/teamClient';
-import type { TeamView } from '../../shared/team';
 import { teammateWorkflowId } from '../../shared/team';
-import { DISPOSE_CLOSES_ADMISSION_FIRST_PATCH } from '../../workflows/lead/disposal';
+import { DISPOSE_CLOSES_ADMISSION_FIRST_PATCH } from '../../shared/contract/patches';
 import { healthProblems, rawUpdate, sleep, teamHealth, type UpdateOutcome } from '../support/adversarial';
 import { recordedPatchIds } from '../support/patches';
 import { connectClient, startWorker, uniqueId, type RunningWorker } from '../support/temporal';
 import { eventually, rejectionOf, runningWorkflowsOfTeam } from '../support/teams';
+import type { TeamView } from '../../shared/contract/team';
 
 const STUCK = 'child will not stop (test: the activity body throws)';
 /** Every attempt of one stopTeammate activity (the Lead's control activities retry 5 times). */

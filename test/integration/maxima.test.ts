@@ -31,7 +31,7 @@ import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { answer, script, scriptText, think, tool, type ScriptStep } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
-import type { ConversationEntry, TeammateInput } from '../../shared/contract';
+import type { ConversationEntry, TeammateInput, TaskMutationResult, TaskView } from '../../shared/contract';
 import type { JsonValue } from '../../shared/contract/json';
 import {
   CARRIED_CONVERSATION_BUDGET_BYTES,
@@ -43,7 +43,7 @@ import {
   jsonBytes,
 } from '../../shared/contract/limits';
 import type { ChatMessage } from '../../shared/contract/model';
-import { MAX_DESCRIPTION_LENGTH, MAX_SUBJECT_LENGTH, MAX_WRITE_SCOPES, teammateWorkflowId, type TaskMutationResult, type TaskView } from '../../shared/team';
+import { teammateWorkflowId } from '../../shared/team';
 import { firstDifference } from '../support/adversarial';
 import { useClientAndWorker } from '../support/harness';
 import {
@@ -69,6 +69,7 @@ import {
 } from '../support/maxima';
 import { startWorker, uniqueId } from '../support/temporal';
 import { rejectionOf, teammateState } from '../support/teams';
+import { MAX_DESCRIPTION_LENGTH, MAX_SUBJECT_LENGTH, MAX_WRITE_SCOPES } from '../../shared/contract';
 
 const env = useClientAndWorker();
 /** Reads histories (pages over gRPC's default 4 MB receive limit). */

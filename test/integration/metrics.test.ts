@@ -17,7 +17,7 @@ import { teammateWorkflowId } from '../../shared/team';
 import { eventually } from '../support/teams';
 import { uniqueId } from '../support/temporal';
 import { replayRecorded } from '../support/replay';
-import { TRACING_PATCH } from '../../shared/telemetry/tracing';
+import { TRACING_PATCH } from '../../shared/contract/patches';
 
 const env = useClientAndWorkerProcesses();
 

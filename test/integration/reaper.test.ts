@@ -20,7 +20,7 @@ import { createReaperActivities } from '../../activities/reaper';
 import { answer, scriptText, think, tool } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import { REAPER_WORKFLOW_TYPE, TEAMMATE_WORKFLOW_TYPE, TEAM_LEAD_WORKFLOW_TYPE, getAgentStateQuery } from '../../shared/contract';
-import { SUBAGENT_ID_TAKEN_PATCH } from '../../workflows/lead/subagents';
+import { SUBAGENT_ID_TAKEN_PATCH } from '../../shared/contract/patches';
 import { recordedPatchIds } from '../support/patches';
 import type { ReapReport } from '../../shared/reaper/orphans';
 import { visibilityString } from '../../shared/reaper/orphans';

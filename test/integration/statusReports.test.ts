@@ -6,7 +6,7 @@
  */
 import { createActivities } from '../../activities';
 import { teammateWorkflowId } from '../../shared/team';
-import { STATUS_REPORT_ACTIVITY_PATCH } from '../../workflows/session/teammate';
+import { STATUS_REPORT_ACTIVITY_PATCH } from '../../shared/contract/patches';
 import { useClientAndWorker } from '../support/harness';
 import { recordedPatchIds } from '../support/patches';
 import { uniqueId } from '../support/temporal';

@@ -2,10 +2,10 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { claimTaskUpdate } from '../../shared/contract';
 import { ApplicationFailure } from '@temporalio/common';
 import { TeamClient } from '../../client/teamClient';
-import type { TeamRejection } from '../../shared/team';
 import { newTeam as newTeamOn, rejectionOf } from '../support/teams';
 import { useClientAndWorker } from '../support/harness';
 import { connectClient, durableEventsSince, historyLength } from '../support/temporal';
+import type { TeamRejection } from '../../shared/contract/rejections';
 
 const env = useClientAndWorker();
 

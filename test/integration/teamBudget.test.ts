@@ -11,7 +11,7 @@ import { createActivities } from '../../activities';
 import { NO_USAGE } from '../../shared/agent/usage';
 import { TEAM_CLOSED } from '../../shared/contract/failures';
 import type { ModelCallAnswer, ModelCallRequest } from '../../shared/contract/signals';
-import { MODEL_CALL_REQUEST_ACTIVITY_PATCH } from '../../workflows/session/session';
+import { MODEL_CALL_REQUEST_ACTIVITY_PATCH } from '../../shared/contract/patches';
 import { answer, script, scriptText, send, think, tool, type Script } from '../../activities/providers/scriptedModelScript';
 import { TeamClient } from '../../client/teamClient';
 import * as defs from '../../shared/contract';

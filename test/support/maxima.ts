@@ -12,9 +12,10 @@ import type { temporal } from '@temporalio/proto';
 import { createScriptedModel } from '../../activities/providers/scriptedModel';
 import { BOARD_BUDGET_BYTES, MAX_BOARD_TASKS, MAX_TOMBSTONES, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
 import type { ModelProvider, ModelResponse } from '../../shared/contract/model';
-import type { TaskSnapshot, TaskStatus, TaskView } from '../../shared/team';
 import { chainReport, type ChainReport } from './adversarial';
 import { address } from './temporal';
+import type { TaskSnapshot, TaskView } from '../../shared/contract/team';
+import type { TaskStatus } from '../../shared/contract/vocabulary';
 
 // ---- payloads measured from histories ------------------------------------------------------------
 

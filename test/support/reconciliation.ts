@@ -8,13 +8,21 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import Long from 'long';
 import { TeamClient } from '../../client/teamClient';
-import { TEAM_LEAD_WORKFLOW_TYPE, TEAMMATE_WORKFLOW_TYPE, type TeammateDescriptor, type TeammateInput } from '../../shared/contract';
-import type { InboxMessage } from '../../shared/team/inbox';
+import {
+  TEAM_LEAD_WORKFLOW_TYPE,
+  TEAMMATE_WORKFLOW_TYPE,
+  type TeammateDescriptor,
+  type TeammateInput,
+  type InboxMessage,
+  LEAD,
+  type MemberContext,
+  type TeamView,
+} from '../../shared/contract';
 import { applyLeadAll, decideSpawnTeammate, emptyLeadState, type LeadState } from '../../shared/lead';
 import type { LeadRunInput } from '../../shared/lead/carried';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/contract/searchAttributes';
 import type { JsonValue } from '../../shared/contract/json';
-import { LEAD, teammateWorkflowId, type MemberContext, type TeamView } from '../../shared/team';
+import { teammateWorkflowId } from '../../shared/team';
 import { handOverSignal, plantedQuery, type PlantedChild } from './childPlanter';
 import { eventually } from './teams';
 

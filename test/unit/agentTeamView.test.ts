@@ -7,8 +7,9 @@ import type { AgentStatus } from '../../shared/contract';
 import type { LeadEvent, LeadEventType, LeadState } from '../../shared/lead';
 import { applyLead, applyLeadAll, decideRejectionReport, decideSettle, decideSpawnTeammate, emptyLeadState, parseSpawn } from '../../shared/lead';
 import { AgentTeamProjector, projectionInputs } from '../../shared/projection/agentTeamView';
-import { LEAD, decideTask } from '../../shared/team';
+import { decideTask } from '../../shared/team';
 import { NO_USAGE } from '../../shared/agent/usage';
+import { LEAD } from '../../shared/contract';
 
 const NOW = '2026-12-01T00:00:00.000Z';
 const OPERATIONS: ReadonlySet<string> = new Set(['claimTask', 'sendMessage']);

@@ -4,8 +4,9 @@
  * unless it holds a single task.
  */
 import fc from 'fast-check';
-import { boardPage, type TaskView } from '../../shared/team';
+import { boardPage } from '../../shared/team';
 import { jsonBytes } from '../../shared/contract/limits';
+import type { TaskView } from '../../shared/contract/team';
 
 const view = (id: number, descriptionLength: number): TaskView =>
   ({ id, revision: 1, subject: `task ${id}`, description: 'd'.repeat(descriptionLength) }) as unknown as TaskView;

@@ -10,7 +10,8 @@ import { formatAgentView, formatConversation, formatEdge, formatHealth, formatIn
 import type { ConversationEntry, LeadAgentView } from '../../shared/contract';
 import { REPLACEMENT, terminalJson, terminalText } from '../../shared/text/inertText';
 import { applyLeadAll, decideSettle, decideSpawnTeammate, emptyLeadState, parseSpawn, type LeadState } from '../../shared/lead';
-import { LEAD, decideTask, teamView } from '../../shared/team';
+import { decideTask, teamView } from '../../shared/team';
+import { LEAD } from '../../shared/contract';
 
 const NOW = '2026-12-01T00:00:00.000Z';
 const OSC52 = '\u001b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\u0007';

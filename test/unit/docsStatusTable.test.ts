@@ -1,7 +1,8 @@
 /** The status table in docs/semantics.md is documentation of ALLOWED_TRANSITIONS: keep them equal. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ALLOWED_TRANSITIONS, TASK_STATUSES } from '../../shared/team';
+import { ALLOWED_TRANSITIONS } from '../../shared/team';
+import { TASK_STATUSES } from '../../shared/contract/vocabulary';
 
 test('the status table in docs/semantics.md states exactly the transitions the core enforces', () => {
   const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'semantics.md'), 'utf8');

@@ -11,8 +11,7 @@
  */
 import assert from 'node:assert';
 import fc from 'fast-check';
-import type { AgentStatus, ConversationEntry, SubagentAnswer } from '../../shared/contract';
-import type { InboxMessage } from '../../shared/team/inbox';
+import type { AgentStatus, ConversationEntry, SubagentAnswer, InboxMessage } from '../../shared/contract';
 import type { CarriedLeadAgent } from '../../shared/lead/carried';
 import type { LeadAgentEvent, LeadAgentRejectionType } from '../../shared/lead';
 import {
@@ -33,8 +32,8 @@ import {
   findOpenSubagent,
 } from '../../shared/lead';
 import { MAX_SUBAGENTS, SUBAGENT_ANSWERS_KEPT as ANSWERS_KEPT, SUBAGENT_ANSWER_MAX_BYTES as ANSWER_MAX_BYTES } from '../../shared/contract/limits';
-import { LEAD } from '../../shared/team';
 import { TEAM_ID, deepFreeze } from './support/arbitraries';
+import { LEAD } from '../../shared/contract';
 
 const STATUSES: AgentStatus[] = ['running', 'waiting', 'idle', 'answered', 'failed'];
 const CARRIED_KEYS = new Set([

@@ -25,8 +25,10 @@ import {
   rememberedResult,
   upgradeCarriedLeadState,
 } from '../../shared/lead';
-import type { TaskCommand, TeamState } from '../../shared/team';
-import { apply, applyAll, boardFullProblem, decideTask, emptyTeamState, LEAD } from '../../shared/team';
+import type { TeamState } from '../../shared/team';
+import { apply, applyAll, boardFullProblem, decideTask, emptyTeamState } from '../../shared/team';
+import type { TaskCommand } from '../../shared/contract/taskCommands';
+import { LEAD } from '../../shared/contract/callers';
 
 const NOW = '2026-11-30T00:00:00.000Z';
 

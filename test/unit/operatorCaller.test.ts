@@ -9,7 +9,7 @@ import { assertTeammateCaller } from '../../activities';
 import { runTeamToolCall } from '../../shared/agent/dispatch';
 import type { TeamToolContext } from '../../shared/agent/teamTools';
 import { TEAM_TOOLS } from '../../shared/agent/teamTools';
-import { hasLeadAuthority } from '../../shared/contract/callers';
+import { hasLeadAuthority, LEAD, OPERATOR } from '../../shared/contract/callers';
 import type { LeadState } from '../../shared/lead';
 import {
   applyLeadAll,
@@ -26,9 +26,10 @@ import {
   parseSend,
   parseSpawn,
 } from '../../shared/lead';
-import type { TaskCommand, TeamState } from '../../shared/team';
-import { LEAD, OPERATOR, memberNameProblem } from '../../shared/team';
+import type { TeamState } from '../../shared/team';
+import { memberNameProblem } from '../../shared/team';
 import { accepted, at, createTask, exec, rejected, revisionOf, standardTeam } from './support/arbitraries';
+import type { TaskCommand } from '../../shared/contract/taskCommands';
 
 const NOW = '2026-12-03T00:00:00.000Z';
 

@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { buildOverlapIndex, overlapsOf } from '../../shared/team/overlapIndex';
-import type { TaskSnapshot } from '../../shared/team/task';
 import { normalizeWriteScopes, scopesOverlap } from '../../shared/team/writeScopes';
+import type { TaskSnapshot } from '../../shared/contract/team';
 
 function task(id: number, writeScopes: string[], live = true): TaskSnapshot {
   return {

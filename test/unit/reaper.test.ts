@@ -4,7 +4,7 @@
  * passes themselves run on the real server in test/integration/reaper.test.ts.
  */
 import fc from 'fast-check';
-import { MEMBER_PHASES, isLivePhase } from '../../shared/team';
+import { isLivePhase } from '../../shared/team';
 import {
   judgeMember,
   needsRoster,
@@ -16,6 +16,7 @@ import {
   type RosterEntry,
 } from '../../shared/reaper/orphans';
 import { DEFAULT_REAPER_INTERVAL_MS, ReaperConfigInvalid, describeInterval, reaperFromEnv, reaperScheduleId } from '../../worker/reaper';
+import { MEMBER_PHASES } from '../../shared/contract/vocabulary';
 
 describe('AGENT_TEAMS_REAPER_INTERVAL', () => {
   const parse = (value: string | undefined) => reaperFromEnv(value === undefined ? {} : { AGENT_TEAMS_REAPER_INTERVAL: value });

@@ -1,6 +1,6 @@
 /** Pure rules of issue 3: roster decisions, inbox de-duplication, JSON inspection, wait edges. */
 import fc from 'fast-check';
-import { emptyInbox, receive, SEEN_WINDOW, takePending, type InboxMessage } from '../../shared/team/inbox';
+import { emptyInbox, receive, SEEN_WINDOW, takePending } from '../../shared/team/inbox';
 import { jsonProblem } from '../../shared/contract/json';
 import {
   applyAll,
@@ -13,7 +13,9 @@ import {
   type Decision,
   type TeamState,
 } from '../../shared/team';
-import { emptyEdgeLog, EDGE_WINDOW, firstEdgeAfter, recordEdge, seqBefore, type EdgeKind } from '../../shared/team/edges';
+import { emptyEdgeLog, EDGE_WINDOW, firstEdgeAfter, recordEdge, seqBefore } from '../../shared/team/edges';
+import type { InboxMessage } from '../../shared/contract/team';
+import type { EdgeKind } from '../../shared/contract/vocabulary';
 
 const now = '2026-11-29T00:00:00.000Z';
 const lead = { caller: 'lead', now };

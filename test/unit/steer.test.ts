@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { inboxEntry, takeAtStepBoundary, unansweredTake, withdrawUnanswered } from '../../shared/agent/steer';
-import type { ConversationEntry } from '../../shared/contract';
-import { emptyInbox, receive, type InboxMessage, type InboxState } from '../../shared/team/inbox';
+import type { ConversationEntry, InboxMessage } from '../../shared/contract';
+import { emptyInbox, receive, type InboxState } from '../../shared/team/inbox';
 
 const msg = (messageId: string, from = 'bob'): InboxMessage => ({ messageId, from, content: { text: messageId }, sentAt: '2025-01-01T00:00:00Z' });
 const inboxOf = (...ids: string[]): InboxState => ids.reduce((inbox, id) => receive(inbox, msg(id)).inbox, emptyInbox());

@@ -11,9 +11,14 @@
  */
 import assert from 'node:assert';
 import fc from 'fast-check';
-import type { Execution, TaskCommand, TaskSnapshot, TaskStatus, TeamRejectionType, TeamState } from '../../shared/team';
-import { LEAD, TASK_STATUSES, apply, emptyTeamState, executeTask, isTransitionAllowed, scopesOverlap, teamView } from '../../shared/team';
+import type { Execution, TeamState } from '../../shared/team';
+import { apply, emptyTeamState, executeTask, isTransitionAllowed, scopesOverlap, teamView } from '../../shared/team';
 import { TEAM_ID, at, deepFreeze, teamWith } from './support/arbitraries';
+import type { TaskCommand } from '../../shared/contract/taskCommands';
+import type { TaskSnapshot } from '../../shared/contract/team';
+import { type TaskStatus, TASK_STATUSES } from '../../shared/contract/vocabulary';
+import type { TeamRejectionType } from '../../shared/contract/rejections';
+import { LEAD } from '../../shared/contract/callers';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const LIVE_MEMBERS = ['alice', 'bob', 'carol'] as const; // carol stays provisioning

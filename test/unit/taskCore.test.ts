@@ -1,19 +1,5 @@
-import type { TaskCommand, TaskStatus, TeamState } from '../../shared/team';
-import {
-  ALLOWED_TRANSITIONS,
-  DEFAULT_MAX_MEMBERS,
-  TASK_COMMAND_BODIES,
-  createTaskBody,
-  editTaskBody,
-  taskIdSchema,
-  LEAD,
-  TASK_STATUSES,
-  apply,
-  emptyTeamState,
-  executeTask,
-  isTransitionAllowed,
-  teamView,
-} from '../../shared/team';
+import type { TeamState } from '../../shared/team';
+import { ALLOWED_TRANSITIONS, DEFAULT_MAX_MEMBERS, apply, emptyTeamState, executeTask, isTransitionAllowed, teamView } from '../../shared/team';
 import {
   TEAM_ID,
   accepted,
@@ -29,6 +15,9 @@ import {
   taskOf,
   teamWith,
 } from './support/arbitraries';
+import { type TaskCommand, TASK_COMMAND_BODIES, createTaskBody, editTaskBody, taskIdSchema } from '../../shared/contract/taskCommands';
+import { type TaskStatus, TASK_STATUSES } from '../../shared/contract/vocabulary';
+import { LEAD } from '../../shared/contract/callers';
 
 /** Every non-create command kind, built for a given task and revision. */
 type MutationKind = Exclude<TaskCommand['kind'], 'createTask'>;

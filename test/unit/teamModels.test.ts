@@ -20,8 +20,8 @@ import {
 import { MAX_MODEL_NAME_LENGTH } from '../../shared/contract/vocabulary';
 import { decideOpenSubagent } from '../../shared/lead/agentDecide';
 import { decideSpawnTeammate, emptyLeadState, parseSpawn } from '../../shared/lead';
-import { LEAD, OPERATOR } from '../../shared/team';
 import { createScriptedProvider, scriptedText } from '../support/scriptedProvider';
+import { LEAD, OPERATOR } from '../../shared/contract/callers';
 
 const NOW = '2026-12-04T00:00:00.000Z';
 const models: TeamModels = { allowed: ['anthropic:claude-sonnet-4-5', 'deepseek:deepseek-chat'], default: 'anthropic:claude-sonnet-4-5' };

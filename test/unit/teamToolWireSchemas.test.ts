@@ -6,7 +6,6 @@
  */
 import fc from 'fast-check';
 import { TEAM_TOOLS } from '../../shared/agent/teamTools';
-import { TASK_COMMAND_BODIES, TASK_STATUSES } from '../../shared/team';
 import {
   callerOnlySchema,
   interruptRequestSchema,
@@ -15,6 +14,8 @@ import {
   spawnRequestSchema,
   waitRequestSchema,
 } from '../../shared/contract/requests';
+import { TASK_COMMAND_BODIES } from '../../shared/contract/taskCommands';
+import { TASK_STATUSES } from '../../shared/contract/vocabulary';
 
 type Args = Record<string, unknown>;
 interface Row {

@@ -21,8 +21,8 @@ import {
 } from '../../shared/lead';
 import type { CarriedLeadAgent } from '../../shared/lead/carried';
 import { FORGOTTEN_SUBAGENTS, teamUsageView } from '../../shared/lead/usageView';
-import { LEAD } from '../../shared/team';
 import { MAX_SUBAGENTS } from '../../shared/contract/limits';
+import { LEAD } from '../../shared/contract/callers';
 
 const NOW = '2026-12-05T00:00:00.000Z';
 const tokens = fc.nat({ max: 1_000_000 });

@@ -7,7 +7,7 @@
 import { webUiLink, webUiTeamLink } from '../../cli/format';
 import type { LeadState } from '../../shared/lead';
 import { applyLeadAll, decideSettle, decideSpawnTeammate, emptyLeadState, parseSpawn } from '../../shared/lead';
-import { LEAD, decideTask } from '../../shared/team';
+import { decideTask } from '../../shared/team';
 import {
   MAX_DETAILS_LENGTH,
   MAX_SUMMARY_LENGTH,
@@ -23,6 +23,7 @@ import {
   toolCallSummary,
   toolStep,
 } from '../../shared/text/webUi';
+import { LEAD } from '../../shared/contract/callers';
 
 const NOW = '2026-12-01T00:00:00.000Z';
 const bash = (command: unknown) => ({ id: 'c1', name: 'bash', argumentsJson: JSON.stringify({ command }) });

@@ -16,6 +16,7 @@ import { MODEL_STEP, modelCallSummary, toolStep } from '../../shared/text/webUi'
 import { models, runWorkToolCall, type CheckoutActivities } from './agentActivities';
 import { countModelCall } from './usageMetrics';
 import type { BudgetExhaustion } from '../../shared/contract/budgets';
+import { STEER_RUNNING_TURNS_PATCH } from '../../shared/contract/patches';
 
 export interface SessionTurn {
   conversation: ConversationEntry[];
@@ -46,12 +47,6 @@ export interface SessionTurn {
   /** Told the step the turn is at (`calling model`, `bash: npm test`), for the workflow's current details. */
   onStep?: (step: string) => void;
 }
-
-/**
- * Steer: a running turn takes pending messages at each step boundary. Histories recorded before it
- * took them only when the next turn began, so they replay without the take (no marker in them).
- */
-export const STEER_RUNNING_TURNS_PATCH = 'steer-running-turns-v1';
 
 /** Not async on purpose: awaiting it is awaiting the turn itself, with no extra promise step to reorder commands. */
 export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {

@@ -30,12 +30,7 @@ import {
 import { completionNudgeSignal } from '../../shared/contract/lead';
 import { COMPLETION_ITEM_OVERHEAD_BYTES, CompletionScheduler } from '../../shared/lead/completionBudget';
 import { jsonBytes } from '../../shared/contract/limits';
-
-/** Runs recorded before it replay without the budget: spreading items over tasks moves commands and Update completions. */
-export const COMPLETION_BUDGET_PATCH = 'completion-budget-v1';
-
-/** Runs recorded before it (under COMPLETION_BUDGET_PATCH) replay with their promise steps: see resultsInArrivalOrder. */
-export const ARRIVAL_ORDER_PATCH = 'completion-arrival-order-v1';
+import { ARRIVAL_ORDER_PATCH, COMPLETION_BUDGET_PATCH } from '../../shared/contract/patches';
 
 interface Waiting {
   /** Measures the item as it would be sent now (a deferred read is produced again). */

@@ -170,8 +170,6 @@ function withinBudget<T>(updateName: string, result: T): T {
     nonRetryable: true,
   });
 }
-/** Runs started before async Update failures were typed replay without it. */
-export const TYPED_UPDATE_FAILURES_PATCH = 'typed-update-failures-v1';
 
 function typedFailure(error: unknown): Error {
   if (error instanceof ApplicationFailure || isCancellation(error)) return error as Error;

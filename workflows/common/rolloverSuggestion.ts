@@ -15,11 +15,10 @@
  * read `workflowInfo()` as they did.
  */
 import { patched, workflowInfo, type ActivateInput, type WorkflowInboundCallsInterceptor } from '@temporalio/workflow';
+import { TRACED_SUGGESTION_PATCH } from '../../shared/contract/patches';
 
 type Activation = ActivateInput['activation'];
 type ActivationJob = NonNullable<Activation['jobs']>[number];
-
-export const TRACED_SUGGESTION_PATCH = 'rollover-suggestion-traced-v1';
 
 /**
  * Jobs that stand for an event in history. Not here: `doUpdate` (a rejected one leaves no event;

@@ -7,9 +7,7 @@
  */
 import type { defineSearchAttributeKey } from '@temporalio/common';
 import { patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-
-/** Never rename or reuse: histories recorded since carry this marker. */
-export const PHASE_STATUS_SEARCH_ATTRIBUTES_PATCH = 'phase-status-search-attributes-v1';
+import { IDENTITY_SEARCH_ATTRIBUTES_PATCH, PHASE_STATUS_SEARCH_ATTRIBUTES_PATCH } from '../../shared/contract/patches';
 
 /** A keyword attribute's key (the SDK does not export the key type itself). */
 type KeywordKey = ReturnType<typeof defineSearchAttributeKey<'KEYWORD'>>;
@@ -24,11 +22,9 @@ export function keepSearchAttribute(key: KeywordKey, value: string): void {
  * The attributes a workflow is found by (`AgentTeamId`, `AgentTeamRole`, `AgentTeamMember`), set
  * by the workflow itself whatever started it: a client's start sets them (then nothing is issued),
  * a raw start (`temporal workflow start` without `--search-attribute`) may not. Runs recorded before
- * this replay without the upsert (the patch, only consulted when an attribute differs). Never
- * rename or reuse.
+ * IDENTITY_SEARCH_ATTRIBUTES_PATCH replay without the upsert (the patch, only consulted when an
+ * attribute differs).
  */
-export const IDENTITY_SEARCH_ATTRIBUTES_PATCH = 'identity-search-attributes-v1';
-
 export function keepIdentitySearchAttributes(pairs: readonly { key: KeywordKey; value: string }[]): void {
   const current = workflowInfo().typedSearchAttributes;
   const differing = pairs.filter(({ key, value }) => current.get(key) !== value);

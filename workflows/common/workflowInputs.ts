@@ -27,14 +27,9 @@ import {
   teamLeadInputFields,
   teammateInputFields,
 } from '../../shared/contract/workflowInputs';
+import { TEAM_ID_GRAMMAR_PATCH } from '../../shared/contract/patches';
 
 export const INVALID_WORKFLOW_INPUT = 'InvalidWorkflowInput';
-/**
- * A new Lead whose Team id is outside the grammar (shared/contract/workflowInputs.ts) fails at once
- * with InvalidTeamId. Runs recorded before the grammar (and continued runs of their Teams) were
- * parsed without it and replay so. Never rename or reuse.
- */
-export const TEAM_ID_GRAMMAR_PATCH = 'team-id-grammar-v1';
 const teamId = recordedTeamIdSchema;
 const conversation = conversationSchema;
 const record = z.record(z.string(), z.unknown());

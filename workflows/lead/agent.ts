@@ -33,7 +33,7 @@ import {
   nextStepAfterReply,
   receiveForLead,
 } from '../../shared/lead';
-import { LEAD, teamView } from '../../shared/team';
+import { teamView } from '../../shared/team';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { workTools } from '../common/agentActivities';
 import { runSessionTurn } from '../common/agentTurn';
@@ -47,9 +47,8 @@ import { AGENT_TEAM_STATUS } from '../../shared/contract/searchAttributes';
 import { spendExhaustion } from '../../shared/agent/spend';
 import { NO_USAGE } from '../../shared/agent/usage';
 import type { BudgetExhaustion, MemberBudget } from '../../shared/contract/budgets';
-
-/** A Lead run that starts with a finished turn's reply not yet acted on acts on it (see LeadAgentRunner.run). */
-export const REPLY_ACROSS_ROLLOVER_PATCH = 'reply-across-rollover-v1';
+import { REPLY_ACROSS_ROLLOVER_PATCH } from '../../shared/contract/patches';
+import { LEAD } from '../../shared/contract';
 
 /** Where a yielded Lead turn goes on in the next run. */
 export interface ResumeTurn {

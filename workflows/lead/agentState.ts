@@ -5,9 +5,8 @@
  * applied by applyLeadAgent); the conversation is the one part appended in place (the agent loop's
  * log). No Temporal calls here; agent.ts runs the turns.
  */
-import type { ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName } from '../../shared/contract';
+import type { ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName, InboxMessage } from '../../shared/contract';
 import type { CarriedLeadAgent, LeadRunInput } from '../../shared/lead/carried';
-import type { InboxMessage } from '../../shared/team/inbox';
 import type { LeadAgentEvent } from '../../shared/lead';
 import { PROMPT_SENDER, applyLeadAgentAll, decideBeginTurn, decideCwd, decideTake } from '../../shared/lead';
 import { QUERIED_CONVERSATION_BUDGET_BYTES, compactConversation, compactConversationOrDrop } from '../../shared/agent/budget';

@@ -8,17 +8,9 @@
  */
 import { ApplicationFailure, CancellationScope, condition, log } from '@temporalio/workflow';
 import { innermostMessage } from '../../shared/util/errors';
-import { LEAD } from '../../shared/team';
 import type { LeadRun } from './leadRun';
 import type { LeadOperations } from './operations';
-
-/**
- * Patch id of cancellation-as-disposal. Runs recorded before it replay as they were: their body
- * and handlers in the root scope, which a cancel request rejects. Never rename or reuse it.
- */
-export const CANCEL_IS_DISPOSAL_PATCH = 'cancel-is-disposal-v1';
-/** A cancel request that arrives while a run winds down for continue-as-new disposes at once (teamLead.ts). */
-export const CANCEL_IN_WIND_DOWN_PATCH = 'cancel-in-wind-down-v1';
+import { LEAD } from '../../shared/contract/callers';
 
 /** The cancelled run's failure message: what `temporal workflow describe` and the client show after the disposal. */
 export const CANCELLED_AFTER_DISPOSAL = 'the Team was disposed on a cancel request: every member was stopped';

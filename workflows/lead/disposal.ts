@@ -26,20 +26,13 @@ import { condition, patched } from '@temporalio/workflow';
 import { errorMessage, innermostMessage } from '../../shared/util/errors';
 import { DISPOSAL_FAILED, answerFailure } from '../../shared/contract/failures';
 import { childrenToStop, decideCloseTeam, decideStop } from '../../shared/lead';
-import type { TeamView } from '../../shared/team';
 import { teamView } from '../../shared/team';
 import { control } from './children';
 import type { LeadContext } from './context';
 import { keepSearchAttribute } from '../common/searchAttributes';
 import { AGENT_TEAM_PHASE } from '../../shared/contract/searchAttributes';
-
-/**
- * Patch id of the disposal order above. Runs recorded before it replay the old order, kept below
- * as it was, promise steps included: cancel the Lead's turn, stop its subagents, then close admission, await admitted
- * operations and stop the roster's children. New runs record the marker and take the new order.
- * Never rename or reuse it.
- */
-export const DISPOSE_CLOSES_ADMISSION_FIRST_PATCH = 'dispose-closes-admission-first-v1';
+import { DISPOSE_CLOSES_ADMISSION_FIRST_PATCH } from '../../shared/contract/patches';
+import type { TeamView } from '../../shared/contract/team';
 
 export interface DisposalHooks {
   /** Cancels the Lead agent's turn in progress, if any. */

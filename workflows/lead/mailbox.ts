@@ -4,10 +4,9 @@
  */
 import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
-import type { InboxAcceptance, WaitResult } from '../../shared/contract';
+import type { InboxAcceptance, WaitResult, InboxMessage, EdgeKind } from '../../shared/contract';
 import { errorMessage } from '../../shared/util/errors';
 import { MEMBER_UNAVAILABLE, answerFailure } from '../../shared/contract/failures';
-import type { InboxMessage } from '../../shared/team/inbox';
 import { takePending } from '../../shared/team/inbox';
 import {
   decideLeadOnly,
@@ -26,11 +25,11 @@ import {
   type SendRequest,
 } from '../../shared/lead';
 import { own } from '../../shared/util/own';
-import { LEAD } from '../../shared/team';
-import { MEMBER_EDGE_KINDS, firstEdgeAfter, type EdgeKind } from '../../shared/team/edges';
+import { firstEdgeAfter } from '../../shared/team/edges';
 import { callerOnlySchema, waitRequestSchema } from '../../shared/contract/requests';
 import type { LeadContext } from './context';
 import type { Roster } from './roster';
+import { LEAD, MEMBER_EDGE_KINDS } from '../../shared/contract';
 
 export function createMailbox(ctx: LeadContext, roster: Roster) {
   const { run } = ctx;

@@ -7,7 +7,7 @@
 import type { UpdateDefinition } from '@temporalio/common';
 import * as contract from '../../shared/contract';
 import { leadUpdate, type UpdateGate } from '../../shared/contract/updates';
-import type { InboxAcceptance } from '../../shared/contract';
+import type { InboxAcceptance, TaskCommandKind } from '../../shared/contract';
 import { rollingOverFailure } from '../../shared/contract/failures';
 import {
   PROMPT_SENDER,
@@ -21,14 +21,14 @@ import {
   receiveForLead,
 } from '../../shared/lead';
 import { own } from '../../shared/util/own';
-import type { TaskCommandKind } from '../../shared/team';
-import { LEAD, boardPage, decideTask, mutationResult, taskKey, taskView, teamView } from '../../shared/team';
+import { boardPage, decideTask, mutationResult, taskKey, taskView, teamView } from '../../shared/team';
 import { callerOnlySchema, listTasksPageRequestSchema, readTaskRequestSchema } from '../../shared/contract/requests';
 import type { LeadContext } from './context';
 import { createDisposal } from './disposal';
 import type { Mailbox } from './mailbox';
 import type { Roster } from './roster';
 import type { Budgets } from './budgets';
+import { LEAD } from '../../shared/contract';
 
 /** When a winding-down run refuses an operation: see UpdateGate in the contract. */
 export type Gate = UpdateGate;

@@ -7,20 +7,19 @@ import { resolveModel } from '../../shared/contract/modelNames';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { getExternalWorkflowHandle, isCancellation, log } from '@temporalio/workflow';
 import * as contract from '../../shared/contract';
-import type { InterruptResult, ReconcileOutcome, SpawnTeammateResult, TeammateDescriptor } from '../../shared/contract';
+import type { InterruptResult, ReconcileOutcome, SpawnTeammateResult, TeammateDescriptor, InboxMessage, MemberRecord } from '../../shared/contract';
 import { errorMessage, innermostMessage } from '../../shared/util/errors';
 import { PROVISIONING_CONFLICT, answerFailure, rejectionFailure } from '../../shared/contract/failures';
-import type { InboxMessage } from '../../shared/team/inbox';
 import { decideInterrupt, decideSettle, decideSpawnTeammate, decideStop, messageBytes, parseSpawn, parseWith, unsettledProvisioning } from '../../shared/lead';
 import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { RESERVED_ID_TAKEN } from '../../shared/contract/reservedIds';
 import { own } from '../../shared/util/own';
-import type { MemberRecord } from '../../shared/team';
-import { LEAD, reject } from '../../shared/team';
 import { interruptRequestSchema } from '../../shared/contract/requests';
 import { control, memberSearchAttributes, startSessionChild } from './children';
 import type { LeadContext } from './context';
 import { memberBudget, withBudget } from '../../shared/agent/spend';
+import { LEAD } from '../../shared/contract';
+import { reject } from '../../shared/contract/rejections';
 
 /**
  * What a reconciliation that exhausted its retries settles: the record fails with the reason, and the

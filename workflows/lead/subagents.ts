@@ -13,17 +13,12 @@ import type { LeadAgentRejection } from '../../shared/lead';
 import { decideCloseSubagent, decideOpenSubagent, decideSubagentAnswer, findOpenSubagent, subagentId } from '../../shared/lead';
 import type { SubagentRecord } from '../../shared/lead/carried';
 import { own } from '../../shared/util/own';
-import { LEAD } from '../../shared/team';
 import type { SignalOutcome } from '../common/handlerGuards';
 import type { LeadAgentState } from './agentState';
 import { memberSearchAttributes, startSessionChild } from './children';
 import { memberBudget, withBudget } from '../../shared/agent/spend';
-
-/**
- * A subagent whose reserved id is taken is stopped and the request started as the next subagent.
- * Runs recorded before it failed the tool call and replay so. Never rename or reuse.
- */
-export const SUBAGENT_ID_TAKEN_PATCH = 'subagent-id-taken-v1';
+import { SUBAGENT_ID_TAKEN_PATCH } from '../../shared/contract/patches';
+import { LEAD } from '../../shared/contract';
 
 export interface LeadSubagentDeps {
   agent: LeadAgentState;

@@ -43,9 +43,10 @@ import {
   rejectionReportSchema,
   subagentAnswerSchema,
 } from '../../shared/contract/signals';
-import { LEAD, taskKey, teamView } from '../../shared/team';
-import { TYPED_UPDATE_FAILURES_PATCH, guardedSignal, guardedUpdate, ignoreUnknownSignals, type SignalGuard, type SignalOutcome } from '../common/handlerGuards';
+import { taskKey, teamView } from '../../shared/team';
+import { guardedSignal, guardedUpdate, ignoreUnknownSignals, type SignalGuard, type SignalOutcome } from '../common/handlerGuards';
 import { parseLeadInput } from '../common/workflowInputs';
+import { CANCEL_IN_WIND_DOWN_PATCH, CANCEL_IS_DISPOSAL_PATCH, TYPED_UPDATE_FAILURES_PATCH } from '../../shared/contract/patches';
 import { keepIdentitySearchAttributes, keepSearchAttribute } from '../common/searchAttributes';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_PHASE, AGENT_TEAM_ROLE } from '../../shared/contract/searchAttributes';
 import { LeadAgentRunner } from './agent';
@@ -60,14 +61,8 @@ import { createBudgets } from './budgets';
 import { completionBytes, roomToClose, useCompletionBudget } from '../common/completionBudget';
 import { continueAsNewSuggested, useTracedSuggestion } from '../common/rolloverSuggestion';
 import { teamUsageView } from '../../shared/lead/usageView';
-import {
-  CANCELLED_AFTER_DISPOSAL,
-  CANCEL_IN_WIND_DOWN_PATCH,
-  CANCEL_IS_DISPOSAL_PATCH,
-  disposeOnCancel,
-  shieldFromCancel,
-  whenCancelRequested,
-} from './cancellation';
+import { CANCELLED_AFTER_DISPOSAL, disposeOnCancel, shieldFromCancel, whenCancelRequested } from './cancellation';
+import { LEAD } from '../../shared/contract';
 
 export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promise<TeamLeadResult> => {
   const input = parseLeadInput(rawInput, workflowInfo().workflowId);

@@ -38,20 +38,7 @@ import { MemberDetails } from '../common/currentDetails';
 import { keepSearchAttribute } from '../common/searchAttributes';
 import { AGENT_TEAM_PHASE, AGENT_TEAM_STATUS } from '../../shared/contract/searchAttributes';
 import { continueAsNewSuggested, useTracedSuggestion } from '../common/rolloverSuggestion';
-
-/**
- * Every turn runs the agent loop. Histories recorded while the pre-agent-loop turn still existed
- * carry this patch marker, so it is deprecated rather than removed; drop the call once no kept
- * history was recorded before it was deprecated.
- */
-export const AGENT_LOOP_PATCH = 'agent-loop-v1';
-
-/**
- * Under a Team budget, the ask before each model call goes to the Lead through an activity
- * (`leadAsks`; `leadSignals` says why). Runs recorded before it signal the Lead from the workflow, and
- * replay so. Never rename or reuse.
- */
-export const MODEL_CALL_REQUEST_ACTIVITY_PATCH = 'model-call-request-activity-v1';
+import { AGENT_LOOP_PATCH, MODEL_CALL_REQUEST_ACTIVITY_PATCH } from '../../shared/contract/patches';
 
 export interface SessionHooks {
   role: SessionRole;

@@ -3,16 +3,15 @@
  * recorded once), its conversation, and the bookkeeping of turns and interrupts. No Temporal calls
  * here; session.ts wires it.
  */
-import type { ConversationEntry, LiveStatus, TeammateStateView } from '../../shared/contract';
+import type { ConversationEntry, LiveStatus, TeammateStateView, InboxMessage, TeamEdge } from '../../shared/contract';
 import type { CarriedTeammateState, TeammateRunInput } from '../../shared/session/carried';
-import type { InboxMessage, InboxState } from '../../shared/team/inbox';
+import type { InboxState } from '../../shared/team/inbox';
 import { emptyInbox, receive, takePending } from '../../shared/team/inbox';
 import { inboxEntry, takeAtStepBoundary, withdrawUnanswered } from '../../shared/agent/steer';
 import { deliveryProblem, relaySeqOf } from '../../shared/session/delivery';
 import { carriedWithinBudget, compactConversationOrDrop } from '../../shared/agent/budget';
 import { MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
-import type { TeamEdge } from '../../shared/team/edges';
 import type { ModelUsage } from '../../shared/contract/model';
 import type { BudgetExhaustion, MemberBudget } from '../../shared/contract/budgets';
 import { MemberSpend } from './memberSpend';

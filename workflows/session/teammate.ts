@@ -13,12 +13,7 @@ import type { TeammateRunInput } from '../../shared/session/carried';
 import { runSession } from './session';
 import { leadSignals } from '../common/agentActivities';
 import { statusReportSummary } from '../../shared/text/webUi';
-
-/**
- * Status reports go to the Lead through an activity (`leadSignals`, which says why). Runs recorded
- * before it signal the Lead from the workflow, and replay so. Never rename or reuse.
- */
-export const STATUS_REPORT_ACTIVITY_PATCH = 'status-report-activity-v1';
+import { STATUS_REPORT_ACTIVITY_PATCH } from '../../shared/contract/patches';
 
 export async function teammate(rawInput: TeammateRunInput): Promise<TeammateStateView> {
   const input = parseSessionInput('teammate', rawInput, workflowInfo().workflowId, teammateWorkflowId);

@@ -8,8 +8,8 @@ import type { UpdateDefinition } from '@temporalio/common';
 import { CancellationScope, condition, getExternalWorkflowHandle } from '@temporalio/workflow';
 import type { TeamToolContext } from '../../shared/agent/teamTools';
 import * as defs from '../../shared/contract';
-import type { TeamEdge } from '../../shared/team/edges';
 import type { SessionRun } from './sessionRun';
+import type { TeamEdge } from '../../shared/contract';
 
 export function waitInMemberWorkflow(mate: SessionRun, teamId: string, name: string, waitId: string): TeamToolContext {
   return {

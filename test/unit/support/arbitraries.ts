@@ -2,8 +2,11 @@
  * Shared helpers and generators for the Team core unit tests. Pure: no Temporal, no I/O.
  */
 import fc from 'fast-check';
-import type { Execution, MemberPhase, TaskCommand, TeamRejection, TeamState } from '../../../shared/team';
+import type { Execution, TeamState } from '../../../shared/team';
 import { apply, emptyTeamState, executeTask, teammateWorkflowId } from '../../../shared/team';
+import type { MemberPhase } from '../../../shared/contract/vocabulary';
+import type { TaskCommand } from '../../../shared/contract/taskCommands';
+import type { TeamRejection } from '../../../shared/contract/rejections';
 
 export const TEAM_ID = 'team-under-test';
 export const T0 = '2025-01-01T00:00:00.000Z';
