@@ -33,6 +33,7 @@ function sampleWorker() {
     peak.fds = Math.max(peak.fds, count() - start.fds);
     peak.rss = Math.max(peak.rss, process.memoryUsage().rss - start.rss);
   }, 5);
+  timer.unref(); // a failed assertion before the stop must not keep the test run alive
   return () => (clearInterval(timer), peak);
 }
 
