@@ -187,9 +187,11 @@ async function readBounded(handle: fsp.FileHandle, sizeHint: number): Promise<Bu
       buffer.copy(grown, 0, 0, total);
       buffer = grown;
     }
-    const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
-    if (bytesRead === 0) break;
+    const asked = buffer.length - total;
+    const { bytesRead } = await handle.read(buffer, total, asked, total);
     total += bytesRead;
+    // A regular file reads short only at its end: no second read to learn that (one syscall per read_file).
+    if (bytesRead < asked) break;
   }
   if (total > LIMITS.maxFileBytes) return null;
   // A copy of the exact size: the caller keeps it, and the larger buffer goes.
