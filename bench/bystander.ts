@@ -16,6 +16,8 @@ import { createWorkToolActivities } from '../activities/tools';
 
 const ROUNDS = Number(process.env.BENCH_BYSTANDER_ROUNDS ?? 6);
 const PAIRS = Number(process.env.BENCH_BYSTANDER_PAIRS ?? 10);
+/** Which attacks run (all by default; naming some tells what each costs the bystander). */
+const ATTACKS = (process.env.BENCH_BYSTANDER_ATTACKS ?? 'fifo,grow,read,chain').split(',');
 /** As root, bash runs as nobody (it never runs as root); the checkout is theirs. */
 const AS_ROOT = process.getuid?.() === 0;
 
@@ -55,12 +57,15 @@ export async function benchBystander(): Promise<string[][]> {
     const loop = async (body: () => Promise<unknown>) => {
       while (attacking) await body();
     };
-    const attacks = [
-      loop(() => call('bash', { command: 'git init -q; rm -f .git/config; mkfifo .git/config; sleep 0.2' })),
-      loop(() => call('bash', { command: 'for i in $(seq 50); do truncate -s 1G big; truncate -s 100 big; done' })),
-      loop(() => call('read_file', { path: 'big' })),
-      loop(() => call('read_file', { path: 'l0' })),
-    ];
+    const all = {
+      fifo: () => loop(() => call('bash', { command: 'git init -q; rm -f .git/config; mkfifo .git/config; sleep 0.2' })),
+      grow: () => loop(() => call('bash', { command: 'for i in $(seq 50); do truncate -s 1G big; truncate -s 100 big; done' })),
+      read: () => loop(() => call('read_file', { path: 'big' })),
+      chain: () => loop(() => call('read_file', { path: 'l0' })),
+    };
+    const attacks = Object.entries(all)
+      .filter(([name]) => ATTACKS.includes(name))
+      .map(([, attack]) => attack());
     try {
       return await bystanderRound();
     } finally {
