@@ -219,7 +219,9 @@ test('with the network on, a member’s bash reaches the mTLS frontend but gets 
 test('the worker gave no network warning at start with its client certificate, and gives one for the same configuration without it', () => {
   if (!worker) throw new Error('the worker did not start');
   const { stdout, stderr } = worker.output();
-  expect(stdout).toMatch(/bash sandbox: bubblewrap \(\S+\) as uid \d+, network on|bash sandbox: bubblewrap \(\S+\) as the worker's user, network on/);
+  // The start-up check's line goes through the worker's one inert log sink: stderr in the default text format.
+  const startUp = /bash sandbox: bubblewrap \(\S+\) as uid \d+, network on|bash sandbox: bubblewrap \(\S+\) as the worker's user, network on/;
+  expect(`${stdout}${stderr}`).toMatch(startUp);
   expect(`${stdout}${stderr}`).not.toMatch(/without credentials/);
   expect(networkAuthorityWarning(workerEnv)).toBeNull();
   const withoutClientCert = Object.fromEntries(Object.entries(workerEnv).filter(([name]) => !/^TEMPORAL_TLS_CLIENT_/.test(name)));
