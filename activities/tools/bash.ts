@@ -138,10 +138,13 @@ export function createBashTool(options: BashToolOptions) {
   /**
    * Removes what a call planted where git would read it, by `rm -rf` as the member in a sandbox of
    * its own: the worker itself never removes a path a member shaped. Returns what is gone and what is not.
+   * It runs when the call was cancelled too (without the call's signal, bounded by SWEEP_TIMEOUT_MS):
+   * what a cancelled call planted was there when the next call began, so no later call would sweep it.
    */
   async function sweep(planted: Plantable[], pins: GitPins, context: WorkToolContext, user: FileOwner | null) {
     const quoted = planted.map((plantable) => `'${path.join(rootReal, plantable.shown).replaceAll("'", "'\\''")}'`);
-    await runBash(`rm -rf -- ${quoted.join(' ')}`, SWEEP_TIMEOUT_MS, { ...context, nextCwd: undefined }, rootReal, null, user);
+    const uncancelled: WorkToolContext = { base: context.base, cwd: context.cwd, ...(context.heartbeat ? { heartbeat: context.heartbeat } : {}) };
+    await runBash(`rm -rf -- ${quoted.join(' ')}`, SWEEP_TIMEOUT_MS, uncancelled, rootReal, null, user);
     const left = new Set(await plantedSince({ ...pins, plantables: planted }));
     return { removed: planted.filter((plantable) => !left.has(plantable)), left: [...left] };
   }

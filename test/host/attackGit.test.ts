@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createWorkToolActivities } from '../../activities/tools';
+import { createBashTool } from '../../activities/tools/bash';
 import { giveToBash } from '../support/bashUser';
 
 let scratch: string;
@@ -129,4 +130,26 @@ test('a FIFO where git keeps its config blocks nothing: the calls finish, the ev
   // 13e4ee9 ran `git config` with spawnSync on the worker's thread: 5 s held per call, 15 s here.
   expect(delay.max / 1e6).toBeLessThan(2000);
   expect(fs.existsSync(path.join(root, '.git', 'config'))).toBe(false);
+}, 60_000);
+
+test('a call cancelled while its command runs still has what it planted swept: the operator’s next git runs nothing of it', async () => {
+  const marker = path.join(host, 'FSMONITOR-RAN');
+  const tool = createBashTool({ rootReal: fs.realpathSync(root), env: process.env, heartbeatIntervalMs: 1000 });
+  const cancel = new AbortController();
+  const call = tool.execute(
+    { command: `git init -q && git config core.fsmonitor 'touch ${marker}' && echo planted > .planted; sleep 60` },
+    { base: root, cwd: '.', signal: cancel.signal },
+  );
+  // Cancelled once the config is planted (the member's marker file comes after it), as a Team's shutdown would.
+  for (let tries = 0; !fs.existsSync(path.join(root, '.planted')); tries++) {
+    expect(tries).toBeLessThan(3000);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  cancel.abort();
+  const result = await call;
+  expect(result.notice).toMatch(/removed \.git/);
+  expect(fs.existsSync(path.join(root, '.git'))).toBe(false);
+  git('init', '-q');
+  git('status', '--short');
+  expect(fs.existsSync(marker)).toBe(false);
 }, 60_000);
