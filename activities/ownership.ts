@@ -6,8 +6,8 @@
  * (activities/index.ts) and the orphan reaper (activities/reaper.ts).
  */
 import { type Client, isGrpcServiceError } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 import { notOwnChildProblem, type ReservedIdHolder } from '../shared/contract/reservedIds';
+import { keywordAttribute } from './searchAttributeValue';
 
 /** gRPC NOT_FOUND: no workflow with that id (or run). */
 const GRPC_NOT_FOUND = 5;
@@ -21,17 +21,6 @@ export type Ownership =
   /** Anything else: left untouched; `problem` says why it is not the Lead's. */
   | { kind: 'foreign'; raw: RawDescription; holder: ReservedIdHolder; problem: string };
 
-function keyword(raw: RawDescription, key: string): string | null {
-  const payload = raw.workflowExecutionInfo?.searchAttributes?.indexedFields?.[key];
-  if (!payload) return null;
-  try {
-    const value: unknown = defaultPayloadConverter.fromPayload(payload);
-    return typeof value === 'string' ? value : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The facts the ownership check reads, from a raw description. */
 export function holderOf(workflowId: string, raw: RawDescription): ReservedIdHolder {
   const info = raw.workflowExecutionInfo;
@@ -40,7 +29,7 @@ export function holderOf(workflowId: string, raw: RawDescription): ReservedIdHol
     workflowType: info?.type?.name ?? null,
     runId: info?.execution?.runId ?? null,
     parentWorkflowId: info?.parentExecution?.workflowId || null,
-    agentTeamId: keyword(raw, 'AgentTeamId'),
+    agentTeamId: keywordAttribute(info?.searchAttributes?.indexedFields, 'AgentTeamId'),
   };
 }
 

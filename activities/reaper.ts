@@ -12,7 +12,6 @@
  */
 import { Context } from '@temporalio/activity';
 import { type Client, isGrpcServiceError } from '@temporalio/client';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { getAgentStateQuery, getTeamViewQuery, TEAM_LEAD_WORKFLOW_TYPE } from '../shared/contract';
 import { errorMessage } from '../shared/util/errors';
@@ -31,6 +30,7 @@ import {
   type RosterEntry,
 } from '../shared/reaper/orphans';
 import { ownershipOf } from './ownership';
+import { keywordAttribute } from './searchAttributeValue';
 
 /** temporal.api.enums.v1.WorkflowExecutionStatus (the proto package is not a dependency here). */
 const STATUS_NAMES: Record<number, string> = {
@@ -59,18 +59,6 @@ export interface ReaperDependencies {
   client: Client;
 }
 
-/** A keyword search attribute's value from a raw visibility record, or null (absent, or not a string). */
-function keyword(fields: Record<string, Payload> | null | undefined, key: string): string | null {
-  const payload = fields?.[key];
-  if (!payload) return null;
-  try {
-    const value: unknown = defaultPayloadConverter.fromPayload(payload);
-    return typeof value === 'string' ? value : null;
-  } catch {
-    return null;
-  }
-}
-
 function isNotFound(error: unknown): boolean {
   return isGrpcServiceError(error) && Number(error.code) === GRPC_NOT_FOUND;
 }
@@ -97,8 +85,8 @@ export function createReaperActivities({ client }: ReaperDependencies): ReaperAc
       Context.current().heartbeat();
       for (const execution of page.executions ?? []) {
         const fields = execution.searchAttributes?.indexedFields;
-        const teamId = keyword(fields, 'AgentTeamId');
-        const role = keyword(fields, 'AgentTeamRole');
+        const teamId = keywordAttribute(fields, 'AgentTeamId');
+        const role = keywordAttribute(fields, 'AgentTeamRole');
         const workflowId = execution.execution?.workflowId;
         const runId = execution.execution?.runId;
         // The query may list more than this queue's members for a name it cannot match exactly (runningMembersQuery).
