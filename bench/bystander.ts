@@ -114,11 +114,12 @@ export async function benchBystander(): Promise<string[][]> {
   }
   const quietMs = median(quiet);
   const names = chosen.map(([name]) => name).join(', ');
+  const grownMb = (rssPeak - rssStart) / 1e6;
   const row = (what: string, xs: number[]) => [what, median(xs).toFixed(1), `${quietMs.toFixed(1)} (quiet)`, (median(xs) / quietMs).toFixed(2)];
   return [
     row(`bystander's read_file + bash pair while one member attacks in turn (${names}), ms`, member),
     row(`bystander's read_file + bash pair while ${chosen.length} members attack at once (${names}), ms`, members),
-    ['worker RSS growth through those rounds (peak over the start), MB', ((rssPeak - rssStart) / 1e6).toFixed(1), '100 (the bound)', ((rssPeak - rssStart) / 1e8).toFixed(2)],
+    ['worker RSS growth through those rounds (peak over the start), MB', grownMb.toFixed(1), '100 (the bound)', (grownMb / 100).toFixed(2)],
   ];
 }
 
