@@ -17,7 +17,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ModelErrorKind, ModelProvider, ModelRequest, ModelResponse, ToolSpec } from '../shared/contract/model';
 import { ModelCallError } from '../shared/contract/model';
-import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../shared/contract/limits';
+import { jsonBytes, PAYLOAD_MAX_BYTES } from '../shared/contract/limits';
 import { errorMessage } from '../shared/util/errors';
 import { redactErrorCredentials, redactUrlCredentials } from '../shared/text/redact';
 import type { CallModelInput, ModelActivities } from '../shared/contract';
@@ -180,17 +180,18 @@ export function createModelActivities({ provider, toolsFor, allowed, countLostAn
       } finally {
         clearInterval(heartbeat);
       }
-      // The response becomes the activity's result: one over the payload budget would be refused by
-      // the server (or burden every later turn), so it fails here, typed, and is not retried.
+      // The response becomes the activity's result: one over the payload limit would be refused by
+      // the server (or burden every later turn), so it fails here, typed, and is not retried (the
+      // failure, its message and `budgetBytes` included, is recorded in history as it is).
       const bytes = jsonBytes(response);
-      if (bytes > PAYLOAD_BUDGET_BYTES) {
+      if (bytes > PAYLOAD_MAX_BYTES) {
         throw ApplicationFailure.create({
           type: MODEL_FAILURE_TYPES.malformed_response,
           message:
-            `the model's response is ${bytes} bytes as JSON, over the ${PAYLOAD_BUDGET_BYTES}-byte budget of an activity result ` +
+            `the model's response is ${bytes} bytes as JSON, over the ${PAYLOAD_MAX_BYTES}-byte budget of an activity result ` +
             `(Temporal refuses payloads over 2 MiB) [malformed_response; not retried; ask the model for a shorter reply or fewer tool calls at once]`,
           nonRetryable: true,
-          details: [{ kind: 'malformed_response', status: null, bytes, budgetBytes: PAYLOAD_BUDGET_BYTES }],
+          details: [{ kind: 'malformed_response', status: null, bytes, budgetBytes: PAYLOAD_MAX_BYTES }],
         });
       }
       return response;

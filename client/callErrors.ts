@@ -215,7 +215,7 @@ function callFailedMessage(facts: CallFailedFacts): string {
 
 function nextStep(facts: CallFailedFacts): string {
   if (facts.code === RESOURCE_EXHAUSTED) {
-    return 'The request (or its answer) is larger than the server accepts, so no retry can fit it: send a smaller one (docs/semantics.md, size budget).';
+    return 'The request (or its answer) is larger than the server accepts, so no retry can fit it: send a smaller one (docs/semantics.md, size limits).';
   }
   if (facts.code === INVALID_ARGUMENT) return 'The server refused the request itself: fix the request before sending it again.';
   if (facts.code === PERMISSION_DENIED || facts.code === UNAUTHENTICATED) {

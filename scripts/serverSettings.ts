@@ -15,19 +15,19 @@
  * task completion, and the frontend refuses a completion over 4 MiB; since server 1.30 that
  * terminates the workflow (reason GrpcMessageTooLarge); before that, the workflow task fails.
  * Seen on server 1.32.2: a handful of concurrent 1.9 MB hostile Updates, each one rejected by its
- * validator, terminated a Lead. The Lead counts what it accepts and produces (COMPLETION_BUDGET_BYTES,
- * 1.5 MB, shared/lead/completionBudget.ts), but not the requests it rejects nor the one buffered query's
+ * validator, terminated a Lead. The Lead counts what it accepts and produces (COMPLETION_MAX_BYTES,
+ * 1.5 MB, shared/lead/completionSize.ts), but not the requests it rejects nor the one buffered query's
  * answer (about 1.05 MB at most) that the server may attach to a task. At 1 MiB the worst completion
- * is 1,048,576 (every echoed request) + 1,050,000 (a query) + 1,500,000 (the budget) = 3,598,576
+ * is 1,048,576 (every echoed request) + 1,050,000 (a query) + 1,500,000 (the completion limit) = 3,598,576
  * bytes, 86% of 4 MiB; at 2 MiB it was over. The Team's own requests stay far under 1 MiB (a message
- * is at most 256 KiB: shared/limits.ts). A request that does not fit now gets ResourceExhausted, and
+ * is at most 256 KiB: shared/contract/limits.ts). A request that does not fit now gets ResourceExhausted, and
  * one that alone is 1 MiB or more can never be admitted (TeamClient throws TeamCallFailed).
  *
  * Whatever the setting, on refusing an Update for either limit the server also drops the workflow's
  * in-memory state (1.29.1: workflow/cache/cache.go clears the context on any error of the Update's
  * action), which aborts the Updates in flight (retried by the SDK) and a speculative workflow task.
  * A caller that keeps sending requests that do not fit therefore stalls the Team while it does so,
- * without failing a task (test/integration/completionBudget.test.ts); only namespace access admits
+ * without failing a task (test/integration/completionSize.test.ts); only namespace access admits
  * such a caller (docs/security.md).
  */
 export const TEAM_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {

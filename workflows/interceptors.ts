@@ -17,7 +17,7 @@ import type { interceptors as OpenTelemetryInterceptorsFactory } from '@temporal
 import { patched, type ActivateInput, type WorkflowInterceptors, type WorkflowInternalsInterceptor } from '@temporalio/workflow';
 import { TRACED_METHODS, WORKER_TRACES_GLOBAL } from '../shared/telemetry/tracing';
 import { TRACING_PATCH } from '../shared/contract/patches';
-import { completionBudgetOutbound } from './common/completionBudget';
+import { completionSizeOutbound } from './common/completionSize';
 import { renderBeforeMetadataQuery } from './common/currentDetails';
 import { observeActivation, rolloverSuggestionInbound } from './common/rolloverSuggestion';
 
@@ -73,8 +73,8 @@ export const interceptors = (): WorkflowInterceptors => {
   return {
     // First, so the rollover suggestion is noted as an accepted Update's job begins (workflows/common/rolloverSuggestion.ts); it adds no promise step.
     inbound: [rolloverSuggestionInbound, inbound],
-    // The completion budget passes every command straight on unless a run turned it on (workflows/common/completionBudget.ts).
-    outbound: [outbound, completionBudgetOutbound],
+    // The completion size limit passes every command straight on unless a run turned it on (workflows/common/completionSize.ts).
+    outbound: [outbound, completionSizeOutbound],
     internals: [{ ...(internals as WorkflowInternalsInterceptor), activate }],
   };
 };

@@ -9,7 +9,7 @@
 #   NAMESPACE_RETENTION  how long closed workflows are kept, default 72h (as `npm run cluster`)
 #   SEARCH_ATTRIBUTES    space-separated Name=Type pairs (required; docker-compose.yml keeps them equal
 #                        to SEARCH_ATTRIBUTE_REGISTRATIONS in shared/contract/searchAttributes.ts)
-#   MAX_ATTEMPTS, SLEEP_SECONDS  retry budget of each step, default 60 x 5 s
+#   MAX_ATTEMPTS, SLEEP_SECONDS  retries of each step and the pause between them, default 60 x 5 s
 #
 # Idempotent: a registered attribute of the same type is left as it is. Written for the alpine
 # image's /bin/sh (POSIX sh, no bash); test/integration/composeNamespaceJob.test.ts runs it against a dev server.

@@ -9,7 +9,7 @@
  */
 import type { ConversationEntry, SendOutcome } from '../contract';
 import type { ChatMessage, ModelResponse, ToolCall } from '../contract/model';
-import { fitPrompt } from './budget';
+import { fitPrompt } from './conversationSize';
 import { assemblePrompt } from './prompt';
 import type { DispatchResult } from '../contract/activities';
 import type { BudgetExhaustion } from '../contract/budgets';

@@ -4,7 +4,7 @@
  * for the Lead agent, and one every teammate and subagent gets.
  */
 import { z } from 'zod';
-import { modelPriceSchema, type ModelPrice } from './usage';
+import { modelPriceSchema } from './usage';
 
 /** What a budget caps: recorded model calls, tokens (input plus output), cost in US dollars, turns begun, seconds spent in turns. */
 export const BUDGET_DIMENSIONS = ['calls', 'tokens', 'costUsd', 'turns', 'activeSeconds'] as const;
@@ -45,10 +45,7 @@ export const memberBudgetSchema = z.strictObject({
   limits: budgetLimitsSchema,
   price: modelPriceSchema.optional(),
 });
-export interface MemberBudget {
-  limits: BudgetLimits;
-  price?: ModelPrice;
-}
+export type MemberBudget = z.output<typeof memberBudgetSchema>;
 
 /** The stable type of a member stopped by its budget (its conversation's note, the Lead's message, the Lead's answer). */
 export const BUDGET_EXHAUSTED = 'BudgetExhausted';

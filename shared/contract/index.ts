@@ -4,7 +4,7 @@
  *  - callers.ts: who acts (the Lead, the operator) and which callers carry the Lead's authority;
  *  - lead.ts: what the Lead workflow handles (task, roster, mailbox, wait, agent Updates; its
  *    Signals and Queries), with their payloads, the Lead's input and result;
- *  - updates.ts: one descriptor per Lead Update (gate, idempotency, read-only, deadline, who);
+ *  - updates.ts: the registry of the Lead's Updates, keyed by wire name (gate, idempotency, read-only, deadline, who);
  *  - session.ts: what teammate and subagent workflows handle, their input, view and memo descriptor;
  *  - agent.ts: conversation entries, tool profiles, the Lead agent's options and view;
  *  - workflows.ts: workflow type names and workflow function types; workflowInputs.ts: the

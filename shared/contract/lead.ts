@@ -6,7 +6,15 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentTeamView } from './agentTeamView';
 import type { JsonValue } from './json';
-import type { IgnoredSignals, ModelCallRequest, edgeWatchSchema, memberStatusReportSchema, rejectionReportSchema, subagentAnswerSchema } from './signals';
+import type {
+  IgnoredSignals,
+  ModelCallRequest,
+  edgeUnwatchSchema,
+  edgeWatchSchema,
+  memberStatusReportSchema,
+  rejectionReportSchema,
+  subagentAnswerSchema,
+} from './signals';
 import type { z } from 'zod';
 import type { assignTaskBody, claimTaskBody, createTaskBody, deleteTaskBody, editTaskBody, releaseTaskBody, transitionTaskBody } from './taskCommands';
 import type {
@@ -59,18 +67,18 @@ export type TransitionTaskRequest = Attributed & z.input<typeof transitionTaskBo
 export type DeleteTaskRequest = Attributed & z.input<typeof deleteTaskBody>;
 export type ReadTaskRequest = z.input<typeof readTaskRequestSchema>;
 
-export const createTaskUpdate = defineUpdate<TaskMutationResult, [CreateTaskRequest]>('createTask');
-export const editTaskUpdate = defineUpdate<TaskMutationResult, [EditTaskRequest]>('editTask');
-export const claimTaskUpdate = defineUpdate<TaskMutationResult, [ClaimTaskRequest]>('claimTask');
-export const assignTaskUpdate = defineUpdate<TaskMutationResult, [AssignTaskRequest]>('assignTask');
-export const releaseTaskUpdate = defineUpdate<TaskMutationResult, [ReleaseTaskRequest]>('releaseTask');
-export const transitionTaskUpdate = defineUpdate<TaskMutationResult, [TransitionTaskRequest]>('transitionTask');
-export const deleteTaskUpdate = defineUpdate<TaskMutationResult, [DeleteTaskRequest]>('deleteTask');
+export const createTaskUpdate = defineUpdate<TaskMutationResult, [CreateTaskRequest], 'createTask'>('createTask');
+export const editTaskUpdate = defineUpdate<TaskMutationResult, [EditTaskRequest], 'editTask'>('editTask');
+export const claimTaskUpdate = defineUpdate<TaskMutationResult, [ClaimTaskRequest], 'claimTask'>('claimTask');
+export const assignTaskUpdate = defineUpdate<TaskMutationResult, [AssignTaskRequest], 'assignTask'>('assignTask');
+export const releaseTaskUpdate = defineUpdate<TaskMutationResult, [ReleaseTaskRequest], 'releaseTask'>('releaseTask');
+export const transitionTaskUpdate = defineUpdate<TaskMutationResult, [TransitionTaskRequest], 'transitionTask'>('transitionTask');
+export const deleteTaskUpdate = defineUpdate<TaskMutationResult, [DeleteTaskRequest], 'deleteTask'>('deleteTask');
 /** Attributed, serialized reads: see the board exactly as of this point in the Lead's history. */
-export const readTaskUpdate = defineUpdate<TaskView, [ReadTaskRequest]>('readTask');
-export const listTasksUpdate = defineUpdate<TaskView[], [Attributed]>('listTasks');
+export const readTaskUpdate = defineUpdate<TaskView, [ReadTaskRequest], 'readTask'>('readTask');
+export const listTasksUpdate = defineUpdate<TaskView[], [Attributed], 'listTasks'>('listTasks');
 /** The board a page at a time (shared/team/boardPage.ts): `{ tasks, nextAfter }`; pass `nextAfter` as `after` until it is null. */
-export const listTasksPageUpdate = defineUpdate<TaskPage, [ListTasksPageRequest]>('listTasksPage');
+export const listTasksPageUpdate = defineUpdate<TaskPage, [ListTasksPageRequest], 'listTasksPage'>('listTasksPage');
 /**
  * Lead-only. Closes admission in the activation that accepts it (spawns and sends get
  * TeamAdmissionClosed from then on), wakes waits in progress with `rollover` and awaits the spawns
@@ -78,7 +86,7 @@ export const listTasksPageUpdate = defineUpdate<TaskPage, [ListTasksPageRequest]
  * the roster (waiting until each has exited), then completes the Lead with its final view. A child
  * that cannot be stopped fails it with DisposalFailed; admission stays closed and a retry completes it.
  */
-export const disposeTeamUpdate = defineUpdate<TeamView, [Attributed]>('disposeTeam');
+export const disposeTeamUpdate = defineUpdate<TeamView, [Attributed], 'disposeTeam'>('disposeTeam');
 
 // ---- roster, mailbox, wait, interrupt (Lead) ----------------------------------------------------
 
@@ -89,11 +97,11 @@ export interface SpawnTeammateResult {
   initialMessageId: string;
 }
 /** Lead-only. Records provisioning, starts the child with the initial message, records active or failed. */
-export const spawnTeammateUpdate = defineUpdate<SpawnTeammateResult, [SpawnTeammateRequest]>('spawnTeammate');
+export const spawnTeammateUpdate = defineUpdate<SpawnTeammateResult, [SpawnTeammateRequest], 'spawnTeammate'>('spawnTeammate');
 
 /** `messageId`: a stable id for de-duplication; a retried send with the same id is delivered once. Defaults to the update id. */
 export type SendMessageRequest = Omit<z.input<typeof sendEnvelopeSchema>, 'content'> & { content: JsonValue };
-export const sendMessageUpdate = defineUpdate<InboxAcceptance, [SendMessageRequest]>('sendMessage');
+export const sendMessageUpdate = defineUpdate<InboxAcceptance, [SendMessageRequest], 'sendMessage'>('sendMessage');
 
 export type InterruptTeammateRequest = z.input<typeof interruptRequestSchema>;
 export interface InterruptResult {
@@ -102,7 +110,7 @@ export interface InterruptResult {
   statusAtInterrupt: LiveStatus;
 }
 /** Lead-only. Cancels the teammate's current turn; its inbox, mailbox records and task ownership are untouched. */
-export const interruptTeammateUpdate = defineUpdate<InterruptResult, [InterruptTeammateRequest]>('interruptTeammate');
+export const interruptTeammateUpdate = defineUpdate<InterruptResult, [InterruptTeammateRequest], 'interruptTeammate'>('interruptTeammate');
 
 /**
  * `timeoutMs`: give up after this long (a durable timer), 1 ms to 1 hour; `kinds`: the edges to wake
@@ -114,7 +122,7 @@ export type WaitForEdgeRequest = z.input<typeof waitRequestSchema>;
 /** `rollover`: the Lead run stopped serving waits (it continues as new, or a disposal began); re-read the roster. */
 export type WaitResult = { woke: 'edge'; edge: TeamEdge } | { woke: 'timeout' } | { woke: 'rollover' };
 /** Blocks until the next roster, mailbox, task or status edge after the call began (or after `afterSeq`), or the timeout. */
-export const waitForEdgeUpdate = defineUpdate<WaitResult, [WaitForEdgeRequest]>('waitForEdge');
+export const waitForEdgeUpdate = defineUpdate<WaitResult, [WaitForEdgeRequest], 'waitForEdge'>('waitForEdge');
 
 export type SetBudgetRequest = z.input<typeof setBudgetRequestSchema>;
 export interface SetBudgetResult {
@@ -129,10 +137,10 @@ export interface SetBudgetResult {
  * the Lead may only lower one (no cap higher, none removed), its own included; teammates may not.
  * A member its budget stopped goes on with its waiting mail once the new budget allows.
  */
-export const setBudgetUpdate = defineUpdate<SetBudgetResult, [SetBudgetRequest]>('setBudget');
+export const setBudgetUpdate = defineUpdate<SetBudgetResult, [SetBudgetRequest], 'setBudget'>('setBudget');
 
 /** Lead-only: takes the messages waiting in the Lead's own inbox (teammates' sends to "lead"). */
-export const readLeadInboxUpdate = defineUpdate<InboxMessage[], [Attributed]>('readLeadInbox');
+export const readLeadInboxUpdate = defineUpdate<InboxMessage[], [Attributed], 'readLeadInbox'>('readLeadInbox');
 
 /** Teammate → Lead: its live status; the Lead parses it with memberStatusReportSchema (signals.ts), which says each field. */
 export type MemberStatusReport = z.output<typeof memberStatusReportSchema>;
@@ -144,11 +152,13 @@ export type EdgeWatch = z.output<typeof edgeWatchSchema>;
  * notification, so a waiting member holds none of the Lead's in-flight Update slots. One watch per
  * member at a time.
  */
-export const watchEdgesSignal = defineSignal<[EdgeWatch]>('watchEdges');
+export const watchEdgesSignal = defineSignal<[EdgeWatch], 'watchEdges'>('watchEdges');
+/** Teammate → Lead: drop the watch (its wait timed out or was interrupted); parsed with edgeUnwatchSchema (signals.ts). */
+export type EdgeUnwatch = z.output<typeof edgeUnwatchSchema>;
 /** Teammate → Lead: drop the watch (its wait timed out or was interrupted). */
-export const unwatchEdgesSignal = defineSignal<[{ name: string; waitId: string }]>('unwatchEdges');
+export const unwatchEdgesSignal = defineSignal<[EdgeUnwatch], 'unwatchEdges'>('unwatchEdges');
 /** Teammate → Lead: live status (running a turn, idle, exited). Not durable roster state. */
-export const reportMemberStatusSignal = defineSignal<[MemberStatusReport]>('reportMemberStatus');
+export const reportMemberStatusSignal = defineSignal<[MemberStatusReport], 'reportMemberStatus'>('reportMemberStatus');
 
 /** Caller → Lead: an operation the Lead refused; parsed with rejectionReportSchema (signals.ts), which says each field. */
 export type RejectionReport = z.output<typeof rejectionReportSchema>;
@@ -158,10 +168,10 @@ export type RejectionReport = z.output<typeof rejectionReportSchema>;
  * state it left unchanged (a `failure` edge). Advisory: the Lead ignores non-members and reports
  * whose operation or type it does not know.
  */
-export const reportRejectionSignal = defineSignal<[RejectionReport]>('reportRejection');
+export const reportRejectionSignal = defineSignal<[RejectionReport], 'reportRejection'>('reportRejection');
 /**
  * The Lead signals itself with this, without a payload, when results or commands wait for a later
- * workflow task (workflows/common/completionBudget.ts): the server refuses a signal to the sender
+ * workflow task (workflows/common/completionSize.ts): the server refuses a signal to the sender
  * at once, and that refusal is the next task. Harmless from anyone else: the Lead ignores it (any
  * payload too), and it costs one workflow task.
  */
@@ -174,17 +184,17 @@ export const getAgentStateQuery = defineQuery<LeadAgentView>('getAgentState');
 /** `content`: a follow-up user message for the Lead agent; a running turn takes it at its next step boundary, else it starts the next turn. */
 export type PromptLeadRequest = z.input<typeof promptRequestSchema>;
 /** Lead-only (the operator). A follow-up prompt to the Lead agent; answered with inbox acceptance. */
-export const promptLeadUpdate = defineUpdate<InboxAcceptance, [PromptLeadRequest]>('promptLead');
+export const promptLeadUpdate = defineUpdate<InboxAcceptance, [PromptLeadRequest], 'promptLead'>('promptLead');
 
 /** Subagent → Lead: the final reply of one of its turns; parsed with subagentAnswerSchema (signals.ts). */
 export type SubagentAnswer = z.output<typeof subagentAnswerSchema>;
 /** Ordinary subagent → the Lead that started it: the final reply of one of its turns. */
-export const subagentAnswerSignal = defineSignal<[SubagentAnswer]>('subagentAnswer');
+export const subagentAnswerSignal = defineSignal<[SubagentAnswer], 'subagentAnswer'>('subagentAnswer');
 /**
  * Teammate or subagent → the Lead, under a Team budget, before each model call: its recorded usage,
  * and a request to make the next call. Answered by modelCallAnswer (shared/contract/session.ts).
  */
-export const modelCallRequestSignal = defineSignal<[ModelCallRequest]>('modelCallRequest');
+export const modelCallRequestSignal = defineSignal<[ModelCallRequest], 'modelCallRequest'>('modelCallRequest');
 
 // ---- inspection, input and result -----------------------------------------------------------------
 

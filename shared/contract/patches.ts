@@ -50,13 +50,13 @@ export const PHASE_STATUS_SEARCH_ATTRIBUTES_PATCH = 'phase-status-search-attribu
  * the root scope, which a cancel request rejects (workflows/lead/cancellation.ts).
  */
 export const CANCEL_IS_DISPOSAL_PATCH = 'cancel-is-disposal-v1';
-/** Runs recorded before it replay without the completion budget: spreading items over tasks moves commands and Update completions. */
-export const COMPLETION_BUDGET_PATCH = 'completion-budget-v1';
+/** Runs recorded before it replay without the completion size limit: spreading items over tasks moves commands and Update completions. */
+export const COMPLETION_SIZE_PATCH = 'completion-budget-v1';
 /** A cancel request that arrives while a run winds down for continue-as-new disposes at once (workflows/lead/teamLead.ts). */
 export const CANCEL_IN_WIND_DOWN_PATCH = 'cancel-in-wind-down-v1';
 /** A Lead run that starts with a finished turn's reply not yet acted on acts on it (workflows/lead/agent.ts, LeadAgentRunner.run). */
 export const REPLY_ACROSS_ROLLOVER_PATCH = 'reply-across-rollover-v1';
-/** Runs recorded before it (under COMPLETION_BUDGET_PATCH) replay with their promise steps: see resultsInArrivalOrder. */
+/** Runs recorded before it (under COMPLETION_SIZE_PATCH) replay with their promise steps: see resultsInArrivalOrder. */
 export const ARRIVAL_ORDER_PATCH = 'completion-arrival-order-v1';
 /** The rollover suggestion as a replay sees it (workflows/common/rolloverSuggestion.ts); runs recorded before read `workflowInfo()`. */
 export const TRACED_SUGGESTION_PATCH = 'rollover-suggestion-traced-v1';
@@ -361,8 +361,8 @@ export const PATCH_LEDGER: readonly PatchEntry[] = [
     ],
   },
   {
-    id: COMPLETION_BUDGET_PATCH,
-    guards: "Every Lead workflow task's completion within its byte budget (workflows/common/completionBudget.ts).",
+    id: COMPLETION_SIZE_PATCH,
+    guards: "Every Lead workflow task's completion within its size limit (workflows/common/completionSize.ts).",
     introducedIn: '8bc0263 (issue 23)',
     workflows: [TEAM_LEAD_WORKFLOW_TYPE],
     checked: 'every run',
@@ -422,11 +422,11 @@ export const PATCH_LEDGER: readonly PatchEntry[] = [
   },
   {
     id: ARRIVAL_ORDER_PATCH,
-    guards: 'Under the completion budget, Update results leave in arrival order (workflows/common/completionBudget.ts).',
+    guards: 'Under the completion size limit, Update results leave in arrival order (workflows/common/completionSize.ts).',
     introducedIn: '074b5c0 (issue 23)',
     workflows: [TEAM_LEAD_WORKFLOW_TYPE],
     checked: 'every run',
-    onlyAfter: COMPLETION_BUDGET_PATCH,
+    onlyAfter: COMPLETION_SIZE_PATCH,
     oldBranch: [
       'teamLead-agent-v10.json',
       'teamLead-cancel-v10.json',

@@ -11,11 +11,11 @@ import { MAX_ID_LENGTH } from './limits';
 import { memberNameSchema } from './taskCommands';
 import { EDGE_KINDS, memberContextSchema, modelNameSchema } from './vocabulary';
 
-/** listTasksPage: a page's default byte budget (its tasks' JSON; the paging is shared/team/boardPage.ts). */
+/** listTasksPage: a page's default size in bytes (its tasks' JSON; the paging is shared/team/boardPage.ts). */
 export const LIST_PAGE_DEFAULT_BYTES = 256 * 1024;
 /** The least a caller may ask for: one page always holds at least one task, whatever its size. */
 export const LIST_PAGE_MIN_BYTES = 1024;
-/** The most a caller may ask for: half a completion's budget, so two pages share one. */
+/** The most a caller may ask for: half a completion's size limit, so two pages share one. */
 export const LIST_PAGE_MAX_BYTES = 750_000;
 
 /** The longest a wait_agent / waitForEdge may block: one hour. */

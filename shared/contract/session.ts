@@ -4,24 +4,29 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { IgnoredSignals } from './signals';
-import type { InboxMessage, TeamEdge } from './team';
+import type { InboxMessage } from './team';
 import type { ConversationEntry } from './agent';
 import type { LiveStatus, MemberContext } from './vocabulary';
 import type { MemberUsage } from './usage';
 import type { BudgetExhaustion, MemberBudget } from './budgets';
-import type { ModelCallAnswer } from './signals';
+import type { ModelCallAnswer, edgeNotificationSchema, interruptTurnSchema } from './signals';
+import type { z } from 'zod';
 
+/** Lead → teammate: the edge a watch was waiting for; parsed with edgeNotificationSchema (signals.ts). */
+export type EdgeNotification = z.output<typeof edgeNotificationSchema>;
 /** Lead → teammate: the edge a watch was waiting for. */
-export const edgeNotificationSignal = defineSignal<[{ waitId: string; edge: TeamEdge }]>('edgeNotification');
+export const edgeNotificationSignal = defineSignal<[EdgeNotification], 'edgeNotification'>('edgeNotification');
 
 /** Into a teammate's inbox. Recorded once per message id. */
 export const deliverMessageSignal = defineSignal<[InboxMessage]>('deliverMessage');
 /** Lead → teammate: the budget it runs under from now on (setBudget); it goes on with waiting mail once the budget allows. */
-export const budgetChangedSignal = defineSignal<[MemberBudget]>('budgetChanged');
+export const budgetChangedSignal = defineSignal<[MemberBudget], 'budgetChanged'>('budgetChanged');
 /** Lead → teammate or subagent, under a Team budget: the answer to its modelCallRequest (go on, or the Team's budget is used up). */
-export const modelCallAnswerSignal = defineSignal<[ModelCallAnswer]>('modelCallAnswer');
+export const modelCallAnswerSignal = defineSignal<[ModelCallAnswer], 'modelCallAnswer'>('modelCallAnswer');
+/** Lead → teammate: cancel the current turn (if any); parsed with interruptTurnSchema (signals.ts). */
+export type InterruptTurn = z.output<typeof interruptTurnSchema>;
 /** Lead → teammate: cancel the current turn (if any). */
-export const interruptTurnSignal = defineSignal<[{ requestedBy: string }]>('interruptTurn');
+export const interruptTurnSignal = defineSignal<[InterruptTurn], 'interruptTurn'>('interruptTurn');
 export const getTeammateStateQuery = defineQuery<TeammateStateView>('getTeammateState');
 
 /** Stored in the child's memo so recovery can recognise a genuine teammate of this Team. */

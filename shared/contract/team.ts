@@ -70,7 +70,7 @@ export interface WriteScopeOverlap {
 /** A task as the wire shows it: the snapshot with readiness and overlap diagnostics derived. */
 export interface TaskView extends TaskSnapshot {
   ready: boolean;
-  /** At most MAX_OVERLAPS_PER_TASK, and fewer in a board view past its overlap budget. */
+  /** At most MAX_OVERLAPS_PER_TASK, and fewer in a board view past its overlap limit (VIEW_OVERLAP_MAX_BYTES). */
   overlaps: WriteScopeOverlap[];
   /** Overlaps not listed in `overlaps` (read the task alone to see up to MAX_OVERLAPS_PER_TASK of them). */
   overlapsOmitted: number;

@@ -31,8 +31,8 @@ export type UpdateAuthority =
 /** The client's default deadline: the one for Updates, disposal's, or a wait's own timeout plus the margin. */
 export type UpdateDeadline = 'update' | 'dispose' | 'wait';
 
-export interface LeadUpdateDescriptor {
-  definition: UpdateDefinition<unknown, [never]>;
+/** What every Update of the Lead is described by, beside its definition. */
+export interface LeadUpdateFacts {
   gate: UpdateGate;
   /** Retried with the same update id, it is answered from the Lead's memory of the first result. */
   idempotent: boolean;
@@ -46,13 +46,17 @@ export interface LeadUpdateDescriptor {
   who: UpdateAuthority;
 }
 
-type Facts = Omit<LeadUpdateDescriptor, 'definition'>;
-const describe = (definition: { name: string }, facts: Facts): LeadUpdateDescriptor => ({
-  definition: definition as LeadUpdateDescriptor['definition'],
+/** An entry of the registry: the Update's definition, whose name is the entry's key, and its facts. */
+export interface LeadUpdateEntry<Ret = unknown, Req = never, Name extends string = string> extends LeadUpdateFacts {
+  definition: UpdateDefinition<Ret, [Req], Name>;
+}
+
+const entry = <Ret, Req, Name extends string>(definition: UpdateDefinition<Ret, [Req], Name>, facts: LeadUpdateFacts): LeadUpdateEntry<Ret, Req, Name> => ({
+  definition,
   ...facts,
 });
 
-const mutation = (who: UpdateAuthority): Facts => ({
+const mutation = (who: UpdateAuthority): LeadUpdateFacts => ({
   gate: 'board',
   idempotent: true,
   counted: true,
@@ -61,8 +65,16 @@ const mutation = (who: UpdateAuthority): Facts => ({
   deadline: 'update',
   who,
 });
-const boardRead: Facts = { gate: 'board', idempotent: false, counted: true, readOnly: true, reproducedWhenDeferred: true, deadline: 'update', who: 'anyone' };
-const teamCall = (facts: Pick<Facts, 'idempotent' | 'readOnly' | 'who'> & Partial<Facts>): Facts => ({
+const boardRead: LeadUpdateFacts = {
+  gate: 'board',
+  idempotent: false,
+  counted: true,
+  readOnly: true,
+  reproducedWhenDeferred: true,
+  deadline: 'update',
+  who: 'anyone',
+};
+const teamCall = (facts: Pick<LeadUpdateFacts, 'idempotent' | 'readOnly' | 'who'> & Partial<LeadUpdateFacts>): LeadUpdateFacts => ({
   gate: 'team',
   counted: true,
   reproducedWhenDeferred: false,
@@ -70,19 +82,27 @@ const teamCall = (facts: Pick<Facts, 'idempotent' | 'readOnly' | 'who'> & Partia
   ...facts,
 });
 
-/** Every Update of the Lead, in the order of the wire contract's table. */
-export const LEAD_UPDATES: readonly LeadUpdateDescriptor[] = [
-  describe(lead.createTaskUpdate, mutation('anyone')),
-  describe(lead.editTaskUpdate, mutation('ownerOrLead')),
-  describe(lead.claimTaskUpdate, mutation('member')),
-  describe(lead.assignTaskUpdate, mutation('lead')),
-  describe(lead.releaseTaskUpdate, mutation('ownerOrLead')),
-  describe(lead.transitionTaskUpdate, mutation('ownerOrLead')),
-  describe(lead.deleteTaskUpdate, mutation('ownerOrLead')),
-  describe(lead.readTaskUpdate, boardRead),
-  describe(lead.listTasksUpdate, boardRead),
-  describe(lead.listTasksPageUpdate, boardRead),
-  describe(lead.disposeTeamUpdate, {
+/** Each key must be its entry's wire name: a registry whose key and definition disagree does not compile. */
+type KeyedByWireName<R> = { [K in keyof R]: K extends string ? { definition: { name: K } } : never };
+const keyedByWireName = <R extends KeyedByWireName<R>>(registry: R): R => registry;
+
+/**
+ * Every Update of the Lead, keyed by its wire name, in the order of the wire contract's table. The
+ * Lead's operations table (workflows/lead/operations.ts) is a mapped type over it, so an Update
+ * without an operation, an operation without an Update, or a result of the wrong type does not compile.
+ */
+export const LEAD_UPDATE_REGISTRY = keyedByWireName({
+  createTask: entry(lead.createTaskUpdate, mutation('anyone')),
+  editTask: entry(lead.editTaskUpdate, mutation('ownerOrLead')),
+  claimTask: entry(lead.claimTaskUpdate, mutation('member')),
+  assignTask: entry(lead.assignTaskUpdate, mutation('lead')),
+  releaseTask: entry(lead.releaseTaskUpdate, mutation('ownerOrLead')),
+  transitionTask: entry(lead.transitionTaskUpdate, mutation('ownerOrLead')),
+  deleteTask: entry(lead.deleteTaskUpdate, mutation('ownerOrLead')),
+  readTask: entry(lead.readTaskUpdate, boardRead),
+  listTasks: entry(lead.listTasksUpdate, boardRead),
+  listTasksPage: entry(lead.listTasksPageUpdate, boardRead),
+  disposeTeam: entry(lead.disposeTeamUpdate, {
     gate: 'never',
     idempotent: false,
     counted: false,
@@ -91,16 +111,28 @@ export const LEAD_UPDATES: readonly LeadUpdateDescriptor[] = [
     deadline: 'dispose',
     who: 'lead',
   }),
-  describe(lead.spawnTeammateUpdate, teamCall({ idempotent: true, readOnly: false, who: 'lead' })),
-  describe(lead.sendMessageUpdate, teamCall({ idempotent: true, readOnly: false, who: 'anyone' })),
-  describe(lead.readLeadInboxUpdate, teamCall({ idempotent: false, readOnly: false, who: 'lead' })),
-  describe(lead.interruptTeammateUpdate, teamCall({ idempotent: false, readOnly: false, who: 'lead' })),
-  describe(lead.waitForEdgeUpdate, teamCall({ idempotent: false, readOnly: true, deadline: 'wait', who: 'anyone' })),
-  describe(lead.promptLeadUpdate, teamCall({ idempotent: true, readOnly: false, who: 'lead' })),
-  describe(lead.setBudgetUpdate, teamCall({ idempotent: true, readOnly: false, who: 'lead' })),
-];
+  spawnTeammate: entry(lead.spawnTeammateUpdate, teamCall({ idempotent: true, readOnly: false, who: 'lead' })),
+  sendMessage: entry(lead.sendMessageUpdate, teamCall({ idempotent: true, readOnly: false, who: 'anyone' })),
+  readLeadInbox: entry(lead.readLeadInboxUpdate, teamCall({ idempotent: false, readOnly: false, who: 'lead' })),
+  interruptTeammate: entry(lead.interruptTeammateUpdate, teamCall({ idempotent: false, readOnly: false, who: 'lead' })),
+  waitForEdge: entry(lead.waitForEdgeUpdate, teamCall({ idempotent: false, readOnly: true, deadline: 'wait', who: 'anyone' })),
+  promptLead: entry(lead.promptLeadUpdate, teamCall({ idempotent: true, readOnly: false, who: 'lead' })),
+  setBudget: entry(lead.setBudgetUpdate, teamCall({ idempotent: true, readOnly: false, who: 'lead' })),
+});
 
-const byName: ReadonlyMap<string, LeadUpdateDescriptor> = new Map(LEAD_UPDATES.map((d) => [d.definition.name, d]));
+export type LeadUpdateRegistry = typeof LEAD_UPDATE_REGISTRY;
+export type LeadUpdateName = keyof LeadUpdateRegistry;
+/** The request an Update of the Lead takes, from its registry entry. */
+export type LeadUpdateRequest<K extends LeadUpdateName> = LeadUpdateRegistry[K] extends LeadUpdateEntry<infer _Ret, infer Req, K> ? Req : never;
+/** The result an Update of the Lead answers with, from its registry entry. */
+export type LeadUpdateResult<K extends LeadUpdateName> = LeadUpdateRegistry[K] extends LeadUpdateEntry<infer Ret, infer _Req, K> ? Ret : never;
+/** One entry of the registry, any of them. */
+export type LeadUpdateDescriptor = LeadUpdateRegistry[LeadUpdateName];
+
+/** Every Update of the Lead, in the order of the wire contract's table. */
+export const LEAD_UPDATES: readonly LeadUpdateDescriptor[] = Object.values(LEAD_UPDATE_REGISTRY);
+
+const byName: ReadonlyMap<string, LeadUpdateDescriptor> = new Map(Object.entries(LEAD_UPDATE_REGISTRY));
 
 /** The descriptor of the Update named `name`, or undefined for a name that is not one of the Lead's Updates. */
 export function leadUpdate(name: string): LeadUpdateDescriptor | undefined {

@@ -57,7 +57,7 @@ export function decideBeginTurn(state: CarriedLeadAgent, messages: readonly Inbo
 
 /** Messages taken into the conversation (a turn's opening messages, or Steer's take into the running turn). */
 export function decideTake(state: CarriedLeadAgent, messages: readonly InboxMessage[]): LeadAgentEvent[] {
-  // Word from anyone but the Lead itself (its own nudges) starts the nudge budget over.
+  // Word from anyone but the Lead itself (its own nudges) starts the nudge count over.
   return state.nudges !== 0 && messages.some((m) => m.from !== LEAD) ? [{ type: 'nudgesReset' }] : [];
 }
 
@@ -81,9 +81,9 @@ export function decideTurnFailed(_state: CarriedLeadAgent, message: string): Lea
   return [{ type: 'turnFailed', error: `${message}; fix the cause (e.g. the worker's model configuration), then prompt the Lead again` }];
 }
 
-/** A nudge after a reply (shared/lead/nextStep.ts): counted only when it counts against the budget. */
-export function decideNudge(_state: CarriedLeadAgent, countsAgainstBudget: boolean): LeadAgentEvent[] {
-  return countsAgainstBudget ? [{ type: 'nudgeCounted' }] : [];
+/** A nudge after a reply (shared/lead/nextStep.ts): counted only when it counts against MAX_COMPLETION_NUDGES. */
+export function decideNudge(_state: CarriedLeadAgent, countsAgainstNudgeLimit: boolean): LeadAgentEvent[] {
+  return countsAgainstNudgeLimit ? [{ type: 'nudgeCounted' }] : [];
 }
 
 /** The last reply becomes the final answer, with the tasks open at that moment. */
@@ -176,7 +176,7 @@ export function decideSubagentAnswer(
   return { ok: true, events: [{ type: 'subagentAnswered', answer: kept }, ...usageEvents] };
 }
 
-/** Cuts text to at most `maxBytes` of UTF-8 (on a character boundary) and says how much was cut. */
+/** Cuts text to at most `maxBytes` of UTF-8 (on a character boundary) and says how much was cut (the note's words are recorded in history). */
 export function clip(text: string, maxBytes: number): string {
   if (utf8Length(text) <= maxBytes) return text;
   const note = (cut: number): string => `\n[cut ${cut} characters to stay within the size budget; ask for a shorter answer]`;

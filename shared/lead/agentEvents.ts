@@ -1,6 +1,6 @@
 /**
  * The closed union of everything that changes the Lead agent's carried state (CarriedLeadAgent,
- * carried.ts) other than its conversation: status, turn bookkeeping, the open-task nudge budget,
+ * carried.ts) other than its conversation: status, turn bookkeeping, the open-task nudge count,
  * the working directory and the ordinary subagents. Plain data; `applyLeadAgent` (agentApply.ts)
  * is the only thing that reads them, and the decide functions (agentDecide.ts) the only things
  * that make them.
@@ -24,9 +24,9 @@ export type LeadAgentEvent =
   | { type: 'turnResumed' }
   /** The turn failed; `error` is what the operator is shown. */
   | { type: 'turnFailed'; error: string }
-  /** An open-task nudge that counts against the budget was sent. */
+  /** An open-task nudge that counts against MAX_COMPLETION_NUDGES was sent. */
   | { type: 'nudgeCounted' }
-  /** Word from someone other than the Lead itself: the nudge budget starts over. */
+  /** Word from someone other than the Lead itself: the nudge count starts over. */
   | { type: 'nudgesReset' }
   /** The last reply was accepted as the final answer, with the tasks still open then. */
   | { type: 'answered'; finalAnswer: string | null; openTasks: number[] }

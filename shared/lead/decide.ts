@@ -11,7 +11,7 @@ import { exhaustionText, unpricedBudget } from '../agent/spend';
 import { own } from '../util/own';
 import type { LiveStatus, UsageTotals, InboxMessage, EdgeKind } from '../contract';
 import type { JsonValue } from '../contract/json';
-import { LEAD_INBOX_BUDGET_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../contract/limits';
+import { LEAD_INBOX_MAX_BYTES, MAX_ID_LENGTH, MEMBER_INBOX_MAX_BYTES, jsonBytes } from '../contract/limits';
 import type { Decision, ProvisioningOutcome } from '../team';
 import {
   decideCloseAdmission,
@@ -99,7 +99,7 @@ export function decideCloseTeam(state: LeadState, now: string): LeadDecision {
 
 // ---- mailbox -------------------------------------------------------------------------------
 
-/** What a message adds to an inbox, as counted against its budget: the content's JSON plus a bound on the envelope (ids, sender, time). */
+/** What a message adds to an inbox, as counted against its size limit: the content's JSON plus a bound on the envelope (ids, sender, time). */
 export function messageBytes(content: JsonValue): number {
   return jsonBytes(content) + 2 * MAX_ID_LENGTH;
 }
@@ -118,14 +118,14 @@ export function decideSendMessage(state: LeadState, request: SendRequest, update
   return decideInboxRoom(state, request.to, messageBytes(request.content));
 }
 
-/** InboxFull when a message would take the target's unread mail past its budget. */
+/** InboxFull when a message would take the target's unread mail past its size limit (the rejection's words stay as recorded). */
 export function decideInboxRoom(state: LeadState, to: string, bytes: number): LeadDecision {
-  const [waiting, budget] =
-    to === LEAD ? [jsonBytes(state.leadInbox.pending), LEAD_INBOX_BUDGET_BYTES] : [sum(own(state.unsettledBytes, to) ?? []), MEMBER_INBOX_BUDGET_BYTES];
-  if (waiting + bytes <= budget) return accept();
+  const [waiting, maxBytes] =
+    to === LEAD ? [jsonBytes(state.leadInbox.pending), LEAD_INBOX_MAX_BYTES] : [sum(own(state.unsettledBytes, to) ?? []), MEMBER_INBOX_MAX_BYTES];
+  if (waiting + bytes <= maxBytes) return accept();
   return refuse(
     'InboxFull',
-    `${to} has ${waiting} bytes of messages it has not taken yet (budget ${budget}); this one is ${bytes} bytes: ` +
+    `${to} has ${waiting} bytes of messages it has not taken yet (budget ${maxBytes}); this one is ${bytes} bytes: ` +
       `wait until ${to} reads its inbox (wait_agent on mailbox/status edges), or send less, then retry`,
   );
 }

@@ -17,7 +17,7 @@ export type NextStep =
   /** Teammates are busy: wait (at most the required-work wait) for them, new mail or the run's end. */
   | { kind: 'wait'; busy: string[] }
   /** Tell the Lead something through its own inbox, which starts another turn. */
-  | { kind: 'nudge'; content: { [key: string]: JsonValue }; countsAgainstBudget: boolean }
+  | { kind: 'nudge'; content: { [key: string]: JsonValue }; countsAgainstNudgeLimit: boolean }
   /** Accept the last reply as the final answer. */
   | { kind: 'answer'; openTasks: number[] };
 
@@ -31,7 +31,7 @@ export function nextStepAfterReply(state: LeadState, nudges: number, waitedOut: 
   const busy = busyMembers(state);
   if (busy.length > 0) {
     if (!waitedOut) return { kind: 'wait', busy };
-    return { kind: 'nudge', content: { event: 'teammates are still busy', busy, waitedMs: waitMs }, countsAgainstBudget: false };
+    return { kind: 'nudge', content: { event: 'teammates are still busy', busy, waitedMs: waitMs }, countsAgainstNudgeLimit: false };
   }
   const open = openTaskIds(state);
   if (open.length > 0 && nudges < MAX_COMPLETION_NUDGES) {
@@ -42,7 +42,7 @@ export function nextStepAfterReply(state: LeadState, nudges: number, waitedOut: 
         openTasks: open,
         hint: 'check the board (list_tasks) and your messages; finish, reassign or cancel these tasks, or answer again to finish anyway',
       },
-      countsAgainstBudget: true,
+      countsAgainstNudgeLimit: true,
     };
   }
   return { kind: 'answer', openTasks: open };

@@ -56,7 +56,7 @@ export interface LeadState {
   consumed: Record<string, number>;
   /** Per teammate: relays it reported settled (taken into a turn or dropped), on its own word. */
   settled: Record<string, number>;
-  /** Per teammate: the sizes of relays it has not settled yet, oldest first (its inbox budget). */
+  /** Per teammate: the sizes of relays it has not settled yet, oldest first (counted against its inbox's size limit). */
   unsettledBytes: Record<string, number[]>;
   /** Teammates waiting for an edge (wait_agent), by member name. */
   watchers: Record<string, EdgeWatcher>;

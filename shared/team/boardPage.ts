@@ -1,7 +1,7 @@
 /**
  * One page of the board (issue 23, "shrink what is big"): `listTasks` answers with the whole board,
- * up to about 715 kB at its budget; `listTasksPage` answers with the tasks after a cursor, by id,
- * up to a byte budget the caller may lower. Many callers paging fill a workflow-task completion far
+ * up to about 715 kB at its size limit; `listTasksPage` answers with the tasks after a cursor, by id,
+ * up to a byte size the caller may lower (`maxBytes`). Many callers paging fill a workflow-task completion far
  * less than as many whole lists, and a page is never over LIST_PAGE_MAX_BYTES.
  *
  * Each page is the board as of its own completion: a task edited after its page was read shows

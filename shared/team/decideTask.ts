@@ -1,5 +1,5 @@
 import { own } from '../util/own';
-import { boardFullProblem } from './boardBudget';
+import { boardFullProblem } from './boardSize';
 import type { CommandContext, TaskCommand } from '../contract/taskCommands';
 import { findDependencyCycle } from './dependencies';
 import type { TeamEvent } from './events';
@@ -23,7 +23,7 @@ export type TaskDecision = { ok: true; events: TeamEvent[]; taskId: number } | {
 /**
  * Decides one task command against the current state, without applying it: the events to apply
  * and the task they change, or a typed rejection. Checks run in a fixed order (membership,
- * existence, tombstone, revision, authority, rules, then the board's byte budget) so a racing
+ * existence, tombstone, revision, authority, rules, then the board's size limit) so a racing
  * caller with a stale revision always sees TaskRevisionConflict with the current snapshot.
  */
 export function decideTask(state: TeamState, command: TaskCommand, ctx: CommandContext): TaskDecision {

@@ -1,4 +1,4 @@
-import { SEEN_BUDGET_BYTES, jsonBytes } from '../contract/limits';
+import { SEEN_MAX_BYTES, jsonBytes } from '../contract/limits';
 import type { InboxMessage } from '../contract/team';
 
 export interface InboxState {
@@ -51,12 +51,12 @@ export function returnToPending(inbox: InboxState, messages: readonly InboxMessa
   return { ...inbox, pending: [...messages, ...inbox.pending], consumed: inbox.consumed - messages.length };
 }
 
-/** The newest ids, at most SEEN_WINDOW of them and at most SEEN_BUDGET_BYTES of JSON (they are carried state). */
+/** The newest ids, at most SEEN_WINDOW of them and at most SEEN_MAX_BYTES of JSON (they are carried state). */
 function rememberSeen(seen: readonly string[], messageId: string): string[] {
   const next = [...seen, messageId];
   let start = Math.max(0, next.length - SEEN_WINDOW);
   let bytes = jsonBytes(next.slice(start));
-  while (bytes > SEEN_BUDGET_BYTES && start < next.length - 1) {
+  while (bytes > SEEN_MAX_BYTES && start < next.length - 1) {
     bytes -= jsonBytes(next[start]) + 1;
     start += 1;
   }

@@ -1,5 +1,5 @@
 export * from './apply';
-export * from './boardBudget';
+export * from './boardSize';
 export * from './decideTask';
 export * from './dependencies';
 export * from './events';

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../contract/json';
 import { jsonProblem } from '../contract/json';
-import { LEGACY_MAILBOX_BUDGET_BYTES, jsonBytes } from '../contract/limits';
+import { LEGACY_MAILBOX_MAX_BYTES, jsonBytes } from '../contract/limits';
 import { memberNameProblem } from './roster';
 import type { LegacyMailboxRecord, LegacyMailbox } from '../contract/team';
 import { LEAD } from '../contract/callers';
@@ -42,7 +42,7 @@ export function admitLegacyMailbox(raw: unknown): LegacyMailbox {
   raw.forEach((item: unknown, index) => {
     // Carried by every later run: the import is bounded in bytes and in reported problems.
     const size = jsonBytes(item);
-    const problem = bytes + size > LEGACY_MAILBOX_BUDGET_BYTES ? `over the ${LEGACY_MAILBOX_BUDGET_BYTES}-byte import budget` : recordProblem(item, seen);
+    const problem = bytes + size > LEGACY_MAILBOX_MAX_BYTES ? `over the ${LEGACY_MAILBOX_MAX_BYTES}-byte import budget` : recordProblem(item, seen);
     if (problem) {
       if (mailbox.problems.length < MAX_LEGACY_PROBLEMS) mailbox.problems.push({ index, reason: problem.slice(0, 300) });
       return;

@@ -4,7 +4,7 @@ import type { TeamState } from './state';
 import { taskKey } from './task';
 import { own } from '../util/own';
 import { buildOverlapIndex, overlapsOf, type OverlapIndex } from './overlapIndex';
-import { MAX_OVERLAPS_PER_TASK, VIEW_OVERLAP_BUDGET_BYTES, jsonBytes } from '../contract/limits';
+import { MAX_OVERLAPS_PER_TASK, VIEW_OVERLAP_MAX_BYTES, jsonBytes } from '../contract/limits';
 import type { WriteScopeOverlap, TaskMutationResult, TaskView, TeamView, TaskSnapshot } from '../contract/team';
 import { LEAD } from '../contract/callers';
 
@@ -42,14 +42,14 @@ export function taskView(state: TeamState, task: TaskSnapshot, overlapLimit: num
   return { ...task, ready: readinessProblem(state, task) === null, overlaps, overlapsOmitted: omitted };
 }
 
-/** Non-deleted tasks in id order; overlaps listed until the view's overlap budget is spent, counted after. */
+/** Non-deleted tasks in id order; overlaps listed until the view's overlap limit (VIEW_OVERLAP_MAX_BYTES) is reached, counted after. */
 export function boardView(state: TeamState): TaskView[] {
   let overlapBytes = 0;
   return Object.values(state.tasks)
     .filter((t) => !t.deleted)
     .sort((a, b) => a.id - b.id)
     .map((t) => {
-      const view = taskView(state, t, overlapBytes < VIEW_OVERLAP_BUDGET_BYTES ? MAX_OVERLAPS_PER_TASK : 0);
+      const view = taskView(state, t, overlapBytes < VIEW_OVERLAP_MAX_BYTES ? MAX_OVERLAPS_PER_TASK : 0);
       overlapBytes += jsonBytes(view.overlaps);
       return view;
     });

@@ -1,6 +1,6 @@
 /**
  * Prompt caching, against local servers that speak each API. An Anthropic multi-step turn, driven by
- * the agent loop itself (prompt assembly and budget fitting included), sends every request with
+ * the agent loop itself (prompt assembly and size fitting included), sends every request with
  * cache_control breakpoints on the system message and on the last message, and each request's
  * prefix (tools, system, earlier messages, breakpoints aside) is byte for byte the previous request:
  * the bytes sent are asserted, not the server's answer. The cache reads and writes the servers

@@ -435,7 +435,7 @@ test("a teammate's watch counts edges the Lead recorded since its call began, ev
 
 test("long results stay within Temporal's payload limits: old results are elided from the prompt, the turn completes", async () => {
   fs.writeFileSync(path.join(env.worker.checkoutRoot, 'big.txt'), `${'y'.repeat(89)}\n`.repeat(1_000));
-  // 25 reads of 90 kB: without the prompt budget the next model call's input would be ~2.3 MB,
+  // 25 reads of 90 kB: without the prompt size limit the next model call's input would be ~2.3 MB,
   // over the server's 2 MB payload limit.
   const team = await startAgentTeam(env.client, env.worker.taskQueue, {
     prompt: scriptText(...Array.from({ length: 25 }, () => tool('read_file', { path: 'big.txt' })), answer('read it all')),

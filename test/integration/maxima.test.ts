@@ -1,6 +1,6 @@
 /**
- * Real-server tests at the documented maxima (issue 8, the size budget in docs/semantics.md): every workflow keeps
- * running and every payload stays within budget, measured, not assumed.
+ * Real-server tests at the documented maxima (issue 8, the size limits in docs/semantics.md): every workflow keeps
+ * running and every payload stays within its limit, measured, not assumed.
  *
  *  1. A full board (20,000-character descriptions, some multi-byte, 200-character subjects, 50
  *     write scopes per task) filled until createTask is refused with BoardFull, then mutated
@@ -15,13 +15,13 @@
  *  3. A message of exactly MAX_MESSAGE_BYTES to a teammate whose turn then runs (and one byte more
  *     refused with PayloadTooLarge); a spawn whose initial message is that large too.
  *  4. 40 write_file calls in one turn, then fork spawns: of the largest content that reaches the
- *     tool (two per model response of exactly PAYLOAD_BUDGET_BYTES), and of 80 kB (the issue's
- *     case, where the model-call inputs themselves are fitted to PROMPT_BUDGET_BYTES).
+ *     tool (two per model response of exactly PAYLOAD_MAX_BYTES), and of 80 kB (the issue's
+ *     case, where the model-call inputs themselves are fitted to PROMPT_MAX_BYTES).
  *
  * Measured from the server's histories, over EVERY run of every continue-as-new chain (Lead and
  * teammates): each run's start input (for a continued run, the carried state), every Update input
  * and result, activity input and result (each callModel input's messages against
- * PROMPT_BUDGET_BYTES), child start input (a fork's seed against CARRIED_CONVERSATION_BUDGET_BYTES)
+ * PROMPT_MAX_BYTES), child start input (a fork's seed against CARRIED_CONVERSATION_MAX_BYTES)
  * and signal; and every Update or query result the test receives, as JSON bytes. Health: 0 failed
  * workflow tasks and 0 terminated runs (chainReport).
  */
@@ -34,12 +34,12 @@ import { TeamClient } from '../../client/teamClient';
 import type { ConversationEntry, TeammateInput, TaskMutationResult, TaskView } from '../../shared/contract';
 import type { JsonValue } from '../../shared/contract/json';
 import {
-  CARRIED_CONVERSATION_BUDGET_BYTES,
+  CARRIED_CONVERSATION_MAX_BYTES,
   MAX_MESSAGE_BYTES,
   MAX_OVERLAPS_PER_TASK,
-  PAYLOAD_BUDGET_BYTES,
-  PROMPT_BUDGET_BYTES,
-  VIEW_OVERLAP_BUDGET_BYTES,
+  PAYLOAD_MAX_BYTES,
+  PROMPT_MAX_BYTES,
+  VIEW_OVERLAP_MAX_BYTES,
   jsonBytes,
 } from '../../shared/contract/limits';
 import type { ChatMessage } from '../../shared/contract/model';
@@ -59,7 +59,7 @@ import {
   lcg,
   modelFields,
   nestedLongScopes,
-  overBudget,
+  overPayloadLimit,
   pollUntil,
   rotated,
   type ChainPayloads,
@@ -156,23 +156,23 @@ function overlapProblems(view: TaskView, total: number, listLimit: number, activ
 
 /**
  * A board view's overlap diagnostics: each task lists up to MAX_OVERLAPS_PER_TASK until the view's
- * listed overlaps reach VIEW_OVERLAP_BUDGET_BYTES, later tasks list none; every task counts the rest.
+ * listed overlaps reach VIEW_OVERLAP_MAX_BYTES, later tasks list none; every task counts the rest.
  */
 function boardViewOverlapProblems(
   views: readonly TaskView[],
   active: readonly ModelTask[],
-): { problems: string[]; listedBytes: number; tasksListingNoneForBudget: number } {
+): { problems: string[]; listedBytes: number; tasksListingNoneForLimit: number } {
   const problems: string[] = [];
   let listedBytes = 0;
-  let tasksListingNoneForBudget = 0;
+  let tasksListingNoneForLimit = 0;
   for (const view of views) {
     const total = overlapTotal(view, active);
-    const limit = listedBytes < VIEW_OVERLAP_BUDGET_BYTES ? MAX_OVERLAPS_PER_TASK : 0;
-    if (limit === 0 && total > 0) tasksListingNoneForBudget += 1;
+    const limit = listedBytes < VIEW_OVERLAP_MAX_BYTES ? MAX_OVERLAPS_PER_TASK : 0;
+    if (limit === 0 && total > 0) tasksListingNoneForLimit += 1;
     problems.push(...overlapProblems(view, total, limit, active));
     listedBytes += jsonBytes(view.overlaps);
   }
-  return { problems, listedBytes, tasksListingNoneForBudget };
+  return { problems, listedBytes, tasksListingNoneForLimit };
 }
 
 function healthOf(...chains: ChainPayloads[]): { failedWorkflowTasks: number; terminatedRuns: number; problems: string[] } {
@@ -221,7 +221,7 @@ const max = (values: readonly number[]): number => values.reduce((a, b) => Math.
 // Titles too long for one line live in a const; passing it as a template literal keeps Prettier's test() layout (body not re-indented).
 const fullBoardTitle =
   'a full board of maximum-size tasks rolls over at least twice: ' +
-  'carried inputs, views and results stay within budget, the board is what the model predicts';
+  'carried inputs, views and results stay within limits, the board is what the model predicts';
 test(`${fullBoardTitle}`, async () => {
   const team = await TeamClient.start(env.client, { teamId: uniqueId('maxima-board'), taskQueue: env.worker.taskQueue });
   const sizes = new ReceivedSizes();
@@ -384,7 +384,7 @@ test(`${fullBoardTitle}`, async () => {
   // The board afterwards: exactly what the model predicts.
   const listed = await sizes.measure('listTasks', team.listTasks());
   const view = await sizes.measure('getTeamView', team.view());
-  // The panel's projection carries the same board: within the same budget at the maxima.
+  // The panel's projection carries the same board: within the same limit at the maxima.
   const agentTeamView = await sizes.measure('getAgentTeamView', team.agentTeamView());
   expect(agentTeamView.tasks).toEqual(view.tasks);
   const boardDiff = firstDifference(model.live(), listed.map(modelFields)) ?? firstDifference(model.live(), view.tasks.map(modelFields));
@@ -419,9 +419,9 @@ test(`${fullBoardTitle}`, async () => {
   expect({
     health: healthOf(lead),
     continuedRunsAtLeast2: info.continuedRuns >= 2 && lead.chain.runs.length >= 3,
-    carriedInputsOverBudget: lead.chain.runs.filter((run) => run.startInputBytes > PAYLOAD_BUDGET_BYTES).map((run) => `${run.runId}: ${run.startInputBytes}`),
-    historyPayloadsOverBudget: overBudget(lead.measures),
-    receivedOverBudget: sizes.over,
+    carriedInputsOverLimit: lead.chain.runs.filter((run) => run.startInputBytes > PAYLOAD_MAX_BYTES).map((run) => `${run.runId}: ${run.startInputBytes}`),
+    historyPayloadsOverLimit: overPayloadLimit(lead.measures),
+    receivedOverLimit: sizes.over,
     mismatches: mismatches.slice(0, 20),
     boardDiff,
     tombstoneDiffs: tombstoneDiffs.slice(0, 20),
@@ -430,9 +430,9 @@ test(`${fullBoardTitle}`, async () => {
   }).toEqual({
     health: { failedWorkflowTasks: 0, terminatedRuns: 0, problems: [] },
     continuedRunsAtLeast2: true,
-    carriedInputsOverBudget: [],
-    historyPayloadsOverBudget: [],
-    receivedOverBudget: [],
+    carriedInputsOverLimit: [],
+    historyPayloadsOverLimit: [],
+    receivedOverLimit: [],
     mismatches: [],
     boardDiff: null,
     tombstoneDiffs: [],
@@ -458,7 +458,7 @@ test.each([
   { label: 'up to 500 characters', shallowFirst: LONG_NESTED, deepest: 500 },
   { label: 'd, d/d, … (the shortest: the most tasks)', shallowFirst: SHORTEST_NESTED, deepest: 2 * MAX_WRITE_SCOPES - 1 },
 ])(
-  '50 nested write scopes $label on every task the board holds: results, reads and views stay within budget; overlaps are capped and counted',
+  '50 nested write scopes $label on every task the board holds: results, reads and views stay within limits; overlaps are capped and counted',
   async ({ label, shallowFirst, deepest }) => {
     const team = await TeamClient.start(env.client, { teamId: uniqueId('maxima-scopes'), taskQueue: env.worker.taskQueue });
     const sizes = new ReceivedSizes();
@@ -522,7 +522,7 @@ test.each([
       listTasksBytes: number | null;
       teamViewBytes: number | null;
       listedOverlapBytes: number | null;
-      tasksListingNoneForBudget: number | null;
+      tasksListingNoneForLimit: number | null;
     }> => {
       const active = model.active();
       for (const task of model.live()) {
@@ -546,7 +546,7 @@ test.each([
         listTasksBytes: listed ? jsonBytes(listed) : null,
         teamViewBytes: teamView ? jsonBytes(teamView) : null,
         listedOverlapBytes: fromList?.listedBytes ?? null,
-        tasksListingNoneForBudget: fromList?.tasksListingNoneForBudget ?? null,
+        tasksListingNoneForLimit: fromList?.tasksListingNoneForLimit ?? null,
       };
     };
     const afterFill = await check('full board');
@@ -630,15 +630,15 @@ test.each([
         health: healthOf(lead),
         callErrors,
         byHand,
-        historyPayloadsOverBudget: overBudget(lead.measures),
-        receivedOverBudget: sizes.over,
+        historyPayloadsOverLimit: overPayloadLimit(lead.measures),
+        receivedOverLimit: sizes.over,
         problems: problems.slice(0, 20),
       }).toEqual({
         health: { failedWorkflowTasks: 0, terminatedRuns: 0, problems: [] },
         callErrors: [],
         byHand: byHandExpected,
-        historyPayloadsOverBudget: [],
-        receivedOverBudget: [],
+        historyPayloadsOverLimit: [],
+        receivedOverLimit: [],
         problems: [],
       });
     } finally {
@@ -768,20 +768,18 @@ test(`${maxMessageTitle}`, async () => {
 
   expect({
     health: healthOf(lead, mate, big),
-    historyPayloadsOverBudget: [...overBudget(lead.measures), ...overBudget(mate.measures), ...overBudget(big.measures)],
-    receivedOverBudget: sizes.over,
-    promptsOverBudget: [...matePrompts, ...bigPrompts, ...leadPrompts].filter(
-      (p) => p.messagesBytes > PROMPT_BUDGET_BYTES || p.payloadBytes > PAYLOAD_BUDGET_BYTES,
-    ),
+    historyPayloadsOverLimit: [...overPayloadLimit(lead.measures), ...overPayloadLimit(mate.measures), ...overPayloadLimit(big.measures)],
+    receivedOverLimit: sizes.over,
+    promptsOverLimit: [...matePrompts, ...bigPrompts, ...leadPrompts].filter((p) => p.messagesBytes > PROMPT_MAX_BYTES || p.payloadBytes > PAYLOAD_MAX_BYTES),
     mateTurn: { status: idle.status, turns: idle.turns, heldContent: held?.content ?? null, reply: reply?.content ?? null },
     bigStart: { status: bigStart.status, turns: bigStart.turns, initial: bigStart.conversation.find((e) => e.role === 'user')?.content ?? null },
     childStartInitialMessages: childStarts.find((c) => c.workflowId.endsWith('/big-start'))?.initialMessageBytes,
     lead: { status: answered.status, finalAnswer: answered.finalAnswer, liveStatus, ignoredMalformed: runInfo.ignoredSignals.malformed },
   }).toEqual({
     health: { failedWorkflowTasks: 0, terminatedRuns: 0, problems: [] },
-    historyPayloadsOverBudget: [],
-    receivedOverBudget: [],
-    promptsOverBudget: [],
+    historyPayloadsOverLimit: [],
+    receivedOverLimit: [],
+    promptsOverLimit: [],
     mateTurn: { status: 'idle', turns: 2, heldContent: maxContent, reply: 'took the maximum message' },
     bigStart: { status: 'idle', turns: 1, initial: spawnContent },
     childStartInitialMessages: MAX_MESSAGE_BYTES,
@@ -797,25 +795,25 @@ test(`${maxMessageTitle}`, async () => {
 /**
  * write_file itself takes up to WORK_TOOL_LIMITS.maxFileBytes (10 MiB), but a call reaches it only
  * inside a model response, the callModel activity's result, which the runtime caps at
- * PAYLOAD_BUDGET_BYTES (over it: ModelMalformedResponse). And a turn has at most 40 steps
+ * PAYLOAD_MAX_BYTES (over it: ModelMalformedResponse). And a turn has at most 40 steps
  * (DEFAULT_MAX_STEPS_PER_TURN), so 40 writes plus the spawn and the answer need at least two writes
  * in some response: the largest equal size 40 writes in one turn can have is half a response
- * (~750 kB). So: 20 responses of exactly PAYLOAD_BUDGET_BYTES, each carrying two writes.
+ * (~750 kB). So: 20 responses of exactly PAYLOAD_MAX_BYTES, each carrying two writes.
  * The second case is the issue's own (writes of 80 kB): there the model-call inputs themselves
- * reach the prompt budget, since 2.4 MB of arguments would otherwise go into one call.
+ * reach the prompt size limit, since 2.4 MB of arguments would otherwise go into one call.
  */
 const WRITES = 40;
 const WRITES_PER_RESPONSE = 2;
 
 test.each([
   {
-    label: 'maximum-size (two per response of exactly PAYLOAD_BUDGET_BYTES, ≈750 kB each)',
-    size: { responseBytes: PAYLOAD_BUDGET_BYTES },
-    minContent: PAYLOAD_BUDGET_BYTES / WRITES_PER_RESPONSE - 1_000,
+    label: 'maximum-size (two per response of exactly PAYLOAD_MAX_BYTES, ≈750 kB each)',
+    size: { responseBytes: PAYLOAD_MAX_BYTES },
+    minContent: PAYLOAD_MAX_BYTES / WRITES_PER_RESPONSE - 1_000,
   },
-  { label: "80 kB (the issue's case: prompts fitted at the budget)", size: { contentBytes: 80_000 }, minContent: 80_000 },
+  { label: "80 kB (the issue's case: prompts fitted at the limit)", size: { contentBytes: 80_000 }, minContent: 80_000 },
 ])(
-  '40 $label write_file calls in one turn, then fork spawns: model-call inputs, child inputs and seeds stay within budget; the Team answers',
+  '40 $label write_file calls in one turn, then fork spawns: model-call inputs, child inputs and seeds stay within limits; the Team answers',
   async ({ label, size, minContent }) => {
     const model = fillingScriptedModel(size);
     const worker = await startWorker(uniqueId('tq-maxima-writes'), { modelProvider: model });
@@ -912,7 +910,7 @@ test.each([
           count: lengths.length,
           totalMB: Math.round(lengths.reduce((a, b) => a + b, 0) / 1e5) / 10,
         },
-        callModelResultBytes: { max: max(modelResults), atBudget: modelResults.filter((b) => b === PAYLOAD_BUDGET_BYTES).length, count: modelResults.length },
+        callModelResultBytes: { max: max(modelResults), atLimit: modelResults.filter((b) => b === PAYLOAD_MAX_BYTES).length, count: modelResults.length },
         runWorkToolInputBytes: { max: max(toolInputs), count: toolInputs.length },
         callModelInputs: {
           count: prompts.length,
@@ -935,9 +933,9 @@ test.each([
         writeResults: { count: writesSeen.length, allOk: writesSeen.every((e) => e.ok === true) },
         fileProblems,
         generatedWrites: lengths.length,
-        promptsOverBudget: prompts.filter((p) => p.messagesBytes > PROMPT_BUDGET_BYTES || p.payloadBytes > PAYLOAD_BUDGET_BYTES),
-        historyPayloadsOverBudget: [...overBudget(lead.measures), ...overBudget(forkAChain.measures), ...overBudget(forkBChain.measures)],
-        childStartsOverBudget: childStarts.filter((c) => c.bytes > PAYLOAD_BUDGET_BYTES || c.seedBytes > CARRIED_CONVERSATION_BUDGET_BYTES),
+        promptsOverLimit: prompts.filter((p) => p.messagesBytes > PROMPT_MAX_BYTES || p.payloadBytes > PAYLOAD_MAX_BYTES),
+        historyPayloadsOverLimit: [...overPayloadLimit(lead.measures), ...overPayloadLimit(forkAChain.measures), ...overPayloadLimit(forkBChain.measures)],
+        childStartsOverLimit: childStarts.filter((c) => c.bytes > PAYLOAD_MAX_BYTES || c.seedBytes > CARRIED_CONVERSATION_MAX_BYTES),
         forkBSeedHoldsTurnOne: childStarts.find((c) => c.workflowId.endsWith('/fork-b'))?.seedTurns.includes(1) ?? false,
       }).toEqual({
         health: { failedWorkflowTasks: 0, terminatedRuns: 0, problems: [] },
@@ -947,9 +945,9 @@ test.each([
         writeResults: { count: WRITES, allOk: true },
         fileProblems: [],
         generatedWrites: WRITES,
-        promptsOverBudget: [],
-        historyPayloadsOverBudget: [],
-        childStartsOverBudget: [],
+        promptsOverLimit: [],
+        historyPayloadsOverLimit: [],
+        childStartsOverLimit: [],
         forkBSeedHoldsTurnOne: true,
       });
       expect(Math.min(...lengths)).toBeGreaterThanOrEqual(minContent);

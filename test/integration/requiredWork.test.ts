@@ -2,7 +2,7 @@
  * The Lead waits for required work before its final answer (seed: Decision), on the real server:
  * after a reply it waits while teammates are busy, and when that wait runs out (30 minutes by
  * default; `agent.requiredWorkWaitMs` shortens it here, through the workflow input) it gets a turn
- * with a note of who is still busy, a note that does not count against the open-task budget; once
+ * with a note of who is still busy, a note that does not count against the open-task nudge limit; once
  * the Team is quiet it is told about open tasks at most MAX_COMPLETION_NUDGES times, then its answer
  * is accepted with the tasks still open.
  */
@@ -50,7 +50,7 @@ function startLead(thinkMs: number, requiredWorkWaitMs?: number): Promise<TeamCl
   });
 }
 
-test('the Lead waits for required work: a wait for busy teammates that runs out gives the Lead a turn, outside the open-task nudge budget', async () => {
+test('the Lead waits for required work: a wait for busy teammates that runs out gives the Lead a turn, outside the open-task nudge limit', async () => {
   const WAIT_MS = 2_000;
   const team = await startLead(9_000, WAIT_MS);
   await eventually(

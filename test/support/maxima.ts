@@ -2,7 +2,7 @@
  * Helpers for the documented-maxima tests (test/integration/maxima.test.ts): payload sizes measured
  * from real histories (every run of a continue-as-new chain), a simple model of the task board that
  * predicts ids, revisions, statuses and the BoardFull decisions, maximum-size task contents, and a
- * scripted model that fills write_file calls up to the payload budget.
+ * scripted model that fills write_file calls up to the payload limit.
  *
  * Sizes are what the server stored: the bytes of each payload's `data` (the default payload
  * converter writes UTF-8 JSON), summed over the payloads of an event.
@@ -10,7 +10,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { createScriptedModel } from '../../activities/providers/scriptedModel';
-import { BOARD_BUDGET_BYTES, MAX_BOARD_TASKS, MAX_TOMBSTONES, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
+import { BOARD_MAX_BYTES, MAX_BOARD_TASKS, MAX_TOMBSTONES, PAYLOAD_MAX_BYTES, jsonBytes } from '../../shared/contract/limits';
 import type { ModelProvider, ModelResponse } from '../../shared/contract/model';
 import { chainReport, type ChainReport } from './adversarial';
 import { address } from './temporal';
@@ -154,11 +154,11 @@ export function largestByKind(measures: readonly PayloadMeasure[]): Record<strin
   return out;
 }
 
-/** Payloads over `budget`, described for an assertion message (empty when none). */
-export function overBudget(measures: readonly PayloadMeasure[], budget: number = PAYLOAD_BUDGET_BYTES): string[] {
+/** Payloads over `maxBytes`, described for an assertion message (empty when none). */
+export function overPayloadLimit(measures: readonly PayloadMeasure[], maxBytes: number = PAYLOAD_MAX_BYTES): string[] {
   return measures
-    .filter((m) => m.bytes > budget)
-    .map((m) => `${m.workflowId} run ${m.runId.slice(0, 8)} event ${m.eventId}: ${m.kind} ${m.name} is ${m.bytes} bytes (budget ${budget})`);
+    .filter((m) => m.bytes > maxBytes)
+    .map((m) => `${m.workflowId} run ${m.runId.slice(0, 8)} event ${m.eventId}: ${m.kind} ${m.name} is ${m.bytes} bytes (limit ${maxBytes})`);
 }
 
 /** Records sizes of results a test receives (Update and query results, as JSON bytes). */
@@ -167,13 +167,13 @@ export class ReceivedSizes {
   readonly over: string[] = [];
   count = 0;
 
-  constructor(private readonly budget: number = PAYLOAD_BUDGET_BYTES) {}
+  constructor(private readonly maxBytes: number = PAYLOAD_MAX_BYTES) {}
 
   record<T>(label: string, value: T): T {
     const bytes = jsonBytes(value);
     this.count += 1;
     this.largest[label] = Math.max(this.largest[label] ?? 0, bytes);
-    if (bytes > this.budget) this.over.push(`${label}: ${bytes} bytes`);
+    if (bytes > this.maxBytes) this.over.push(`${label}: ${bytes} bytes`);
     return value;
   }
 
@@ -255,8 +255,8 @@ export interface ModelTask {
 /**
  * What the board should be after a sequence of accepted Lead mutations (no dependencies): the
  * rules of shared/team (revisions, claims, tombstones and their cap) restated simply, plus the
- * BoardFull rule of the size budget in docs/semantics.md (task snapshots, tombstones included, after a create or
- * edit, within BOARD_BUDGET_BYTES; at most MAX_BOARD_TASKS non-deleted tasks). `predict*` never
+ * BoardFull rule of the size limits in docs/semantics.md (task snapshots, tombstones included, after a create or
+ * edit, within BOARD_MAX_BYTES; at most MAX_BOARD_TASKS non-deleted tasks). `predict*` never
  * change the model; `put` records a task as it now is.
  */
 export class BoardModel {
@@ -296,7 +296,7 @@ export class BoardModel {
   predictCreate(subject: string, description: string, writeScopes: string[]): ModelTask | null {
     const task: ModelTask = { id: this.nextTaskId, revision: 1, subject, description, status: 'pending', owner: null, writeScopes, deleted: false };
     const next = [...this.tasks.values(), task];
-    if (next.filter((t) => !t.deleted).length > MAX_BOARD_TASKS || BoardModel.bytes(next) > BOARD_BUDGET_BYTES) return null;
+    if (next.filter((t) => !t.deleted).length > MAX_BOARD_TASKS || BoardModel.bytes(next) > BOARD_MAX_BYTES) return null;
     return task;
   }
 
@@ -304,7 +304,7 @@ export class BoardModel {
   predictEdit(id: number, changes: Pick<Partial<ModelTask>, 'description' | 'writeScopes' | 'subject'>): ModelTask | null {
     const edited: ModelTask = { ...this.get(id), ...changes, revision: this.get(id).revision + 1 };
     const next = [...this.tasks.values()].map((t) => (t.id === id ? edited : t));
-    return BoardModel.bytes(next) > BOARD_BUDGET_BYTES ? null : edited;
+    return BoardModel.bytes(next) > BOARD_MAX_BYTES ? null : edited;
   }
 
   predictClaim(id: number, owner: string): ModelTask {
@@ -356,7 +356,7 @@ export function modelFields(task: TaskSnapshot | TaskView | ModelTask): ModelTas
 // ---- a scripted model that fills write_file calls ------------------------------------------------
 
 /** The `content` of a scripted write_file call that the filling model replaces. */
-export const FILL_MARKER = '<<fill to the payload budget>>';
+export const FILL_MARKER = '<<fill to the payload limit>>';
 
 /** ASCII text with no character JSON escapes: each character is one byte at every level of encoding. */
 export function fillContent(path: string, length: number): string {

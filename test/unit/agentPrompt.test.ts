@@ -4,7 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
-import { CONVERSATION_TOO_LARGE, DROPPED_EVENT, compactConversation } from '../../shared/agent/budget';
+import { CONVERSATION_TOO_LARGE, DROPPED_EVENT, compactConversation } from '../../shared/agent/conversationSize';
 import {
   assemblePrompt,
   completedTurnPrefix,
@@ -150,7 +150,7 @@ describe('assemblePrompt', () => {
     expect(messages.filter((m) => m.role === 'system')).toHaveLength(1);
   });
 
-  test('renderRuntimeNote is how a system entry reaches the model, the dropped-turns note of the budget included', () => {
+  test('renderRuntimeNote is how a system entry reaches the model, the dropped-turns note of the size limit included', () => {
     expect(RUNTIME_NOTE_PREFIX).toBe('[runtime note] ');
     expect(renderRuntimeNote({ event: 'x' })).toBe('[runtime note] {"event":"x"}');
     expect(renderRuntimeNote('plain')).toBe('[runtime note] plain');
@@ -418,11 +418,11 @@ describe('assemblePrompt property', () => {
 
   test('a compacted conversation still assembles: every kept call answered by its own result right after it', () => {
     fc.assert(
-      fc.property(fc.array(blockArb, { maxLength: 40 }), fc.constantFrom(...TEAMS), fc.integer({ min: 200, max: 4_000 }), (blocks, teamId, budget) => {
+      fc.property(fc.array(blockArb, { maxLength: 40 }), fc.constantFrom(...TEAMS), fc.integer({ min: 200, max: 4_000 }), (blocks, teamId, maxBytes) => {
         const conversation = build(blocks);
         let compacted: ConversationEntry[];
         try {
-          compacted = compactConversation(conversation, budget);
+          compacted = compactConversation(conversation, maxBytes);
         } catch (error) {
           expect(error).toBeInstanceOf(ApplicationFailure);
           expect((error as ApplicationFailure).type).toBe(CONVERSATION_TOO_LARGE);

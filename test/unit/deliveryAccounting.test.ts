@@ -2,11 +2,11 @@
  * Delivery accounting on the target's word, with the Lead's pure state (shared/lead) and a
  * teammate's in-run logic wired by hand (the same calls the workflows make, no server): the Lead counts a member busy while it
  * has relayed more messages than the member reports settled, and a member settles a relayed
- * message when it takes it into a turn or drops it (duplicate id, malformed, over budget).
+ * message when it takes it into a turn or drops it (duplicate id, malformed, over the inbox's size limit).
  */
 import type { TeammateInput } from '../../shared/contract';
 import { rejectionFailure } from '../../shared/contract/failures';
-import { MEMBER_INBOX_BUDGET_BYTES } from '../../shared/contract/limits';
+import { MEMBER_INBOX_MAX_BYTES } from '../../shared/contract/limits';
 import type { LeadDecision, LeadEvent, LeadState, SignalDecision } from '../../shared/lead';
 import {
   applyLeadAll,
@@ -104,7 +104,7 @@ test('a duplicate message id dropped by the member is settled on its word: the L
   expect(busyMembers(lead)).toEqual([]);
 });
 
-test('malformed and over-budget deliveries are settled too, and the Lead refuses what would overflow the inbox first', () => {
+test('malformed and over-limit deliveries are settled too, and the Lead refuses what would overflow the inbox first', () => {
   const { lead, mate } = team();
   mate.beginTurn();
   mate.endTurn({ completed: true });
@@ -130,5 +130,5 @@ test('malformed and over-budget deliveries are settled too, and the Lead refuses
   mate.beginTurn();
   report(lead, mate, 'running');
   expect(() => lead.requireInboxRoom('mate', messageBytes(big))).not.toThrow();
-  expect(MEMBER_INBOX_BUDGET_BYTES).toBeLessThan(3 * messageBytes(big));
+  expect(MEMBER_INBOX_MAX_BYTES).toBeLessThan(3 * messageBytes(big));
 });

@@ -121,7 +121,7 @@ function messages(senders: readonly Sender[], turn: number): InboxMessage[] {
 }
 
 function longAnswer(): string {
-  return 'é'.repeat(ANSWER_MAX_BYTES); // 2 bytes each: twice the budget
+  return 'é'.repeat(ANSWER_MAX_BYTES); // 2 bytes each: twice the limit
 }
 
 // ---- the step ----------------------------------------------------------------------------------
@@ -345,7 +345,7 @@ function assertInvariants(r: Real): void {
     assert.strictEqual(new Set(record.answers.map((a) => a.turn)).size, record.answers.length, 'a turn kept twice');
     for (const a of record.answers) {
       assert.strictEqual(a.agentId, id);
-      if (a.answer !== null) assert.ok(Buffer.byteLength(a.answer, 'utf8') <= ANSWER_MAX_BYTES, 'an answer over its budget');
+      if (a.answer !== null) assert.ok(Buffer.byteLength(a.answer, 'utf8') <= ANSWER_MAX_BYTES, 'an answer over its limit');
     }
   }
 }

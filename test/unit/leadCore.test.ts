@@ -1,6 +1,6 @@
 /**
  * The Lead's pure core (shared/lead): one state value changed only by `applyLead`, the decide
- * functions validators run, the required-work step, and the board budget computed without
+ * functions validators run, the required-work step, and the board's size limit computed without
  * applying the command to the whole board. No server.
  */
 import fc from 'fast-check';
@@ -221,19 +221,19 @@ describe('the required-work step', () => {
     expect(nextStepAfterReply(busyTeam(), 0, false)).toEqual({ kind: 'wait', busy: ['mate'] });
     expect(nextStepAfterReply(busyTeam(), 0, true)).toMatchObject({
       kind: 'nudge',
-      countsAgainstBudget: false,
+      countsAgainstNudgeLimit: false,
       content: { event: 'teammates are still busy', busy: ['mate'], waitedMs: REQUIRED_WORK_WAIT_MS },
     });
     // A Lead started with its own required-work wait is told that wait's length.
     expect(nextStepAfterReply(busyTeam(), 0, true, 5_000)).toMatchObject({ kind: 'nudge', content: { waitedMs: 5_000 } });
     const open = withOpenTask(idleTeam());
-    expect(nextStepAfterReply(open, 0, false)).toMatchObject({ kind: 'nudge', countsAgainstBudget: true, content: { openTasks: [1] } });
+    expect(nextStepAfterReply(open, 0, false)).toMatchObject({ kind: 'nudge', countsAgainstNudgeLimit: true, content: { openTasks: [1] } });
     expect(nextStepAfterReply(open, MAX_COMPLETION_NUDGES, false)).toEqual({ kind: 'answer', openTasks: [1] });
     expect(nextStepAfterReply(idleTeam(), 0, false)).toEqual({ kind: 'answer', openTasks: [] });
   });
 });
 
-describe('the board budget, computed from the one task a command touches', () => {
+describe('the board size limit, computed from the one task a command touches', () => {
   const tasks = fc.array(
     fc.record({ subject: fc.string({ minLength: 1, maxLength: 30 }).filter((s) => s.trim().length > 0), description: fc.string({ maxLength: 300 }) }),
     { maxLength: 12 },
@@ -258,7 +258,7 @@ describe('the board budget, computed from the one task a command touches', () =>
         const decision = decideTask(team, command, { caller: LEAD, now: NOW });
         if (!decision.ok) return;
         const exact = jsonBytes(decision.events.reduce(apply, team).tasks);
-        // With the budget at exactly that size the command fits; one byte less and it does not.
+        // With the limit at exactly that size the command fits; one byte less and it does not.
         expect(boardFullProblem(team, command, decision.events, exact)).toBeNull();
         expect(boardFullProblem(team, command, decision.events, exact - 1)).toMatch(new RegExp(`board to ${exact} bytes`));
       }),

@@ -92,9 +92,9 @@ test('a closed gate refuses with the retriable TeamRollingOver before anything i
 
 test('a task operation applies once, is remembered under its update id, and a retry is answered from memory without applying again', () => {
   const { run, operations } = table();
-  const create = operations.find('createTask')!;
-  const first = operations.execute(create, { caller: 'lead', subject: 'once' }, 'u1') as { task: { id: number } };
-  const again = operations.execute(create, { caller: 'lead', subject: 'once' }, 'u1') as { task: { id: number } };
+  const create = operations.table.createTask;
+  const first = operations.execute(create, { caller: 'lead', subject: 'once' }, 'u1');
+  const again = operations.execute(create, { caller: 'lead', subject: 'once' }, 'u1');
   expect(again).toEqual(first);
   expect(Object.keys(run.state.team.tasks)).toHaveLength(1);
   expect(run.acceptedUpdates).toBe(1);

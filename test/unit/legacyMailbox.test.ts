@@ -1,5 +1,5 @@
 /** The Lead's import of historical mailbox records: every record validated, bad ones listed, ids unique. */
-import { LEGACY_MAILBOX_BUDGET_BYTES } from '../../shared/contract/limits';
+import { LEGACY_MAILBOX_MAX_BYTES } from '../../shared/contract/limits';
 import { MAX_LEGACY_PROBLEMS, admitLegacyMailbox } from '../../shared/team/legacyMailbox';
 
 const record = (id: string, extra: Record<string, unknown> = {}) => ({
@@ -43,11 +43,11 @@ test('ids that name Object.prototype members are ordinary ids: a repeated "__pro
   ]);
 });
 
-test('the import is bounded: records past the byte budget are refused, and at most MAX_LEGACY_PROBLEMS are listed', () => {
-  const big = 'x'.repeat(Math.floor(LEGACY_MAILBOX_BUDGET_BYTES / 3));
+test('the import is bounded: records past the size limit are refused, and at most MAX_LEGACY_PROBLEMS are listed', () => {
+  const big = 'x'.repeat(Math.floor(LEGACY_MAILBOX_MAX_BYTES / 3));
   const admitted = admitLegacyMailbox([record('a', { content: big }), record('b', { content: big }), record('c', { content: big }), record('d')]);
   expect(admitted.records.map((r) => r.id)).toEqual(['a', 'b', 'd']);
-  expect(admitted.problems).toEqual([{ index: 2, reason: `over the ${LEGACY_MAILBOX_BUDGET_BYTES}-byte import budget` }]);
+  expect(admitted.problems).toEqual([{ index: 2, reason: `over the ${LEGACY_MAILBOX_MAX_BYTES}-byte import budget` }]);
   const flood = admitLegacyMailbox(Array.from({ length: MAX_LEGACY_PROBLEMS + 50 }, () => 'junk'));
   expect(flood.problems).toHaveLength(MAX_LEGACY_PROBLEMS);
 });

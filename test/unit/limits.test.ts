@@ -1,6 +1,6 @@
 /**
- * The size budget: the byte measure is UTF-8 of the JSON encoding (checked against Node's own
- * encoder), and the "Size budget" table of docs/semantics.md states exactly the values of
+ * The size limits: the byte measure is UTF-8 of the JSON encoding (checked against Node's own
+ * encoder), and the "Size limits" table of docs/semantics.md states exactly the values of
  * shared/contract/limits.ts.
  */
 import { readFileSync } from 'node:fs';
@@ -34,9 +34,9 @@ describe('byte measure', () => {
   });
 });
 
-describe('the size budget table in docs/semantics.md', () => {
+describe('the size limits table in docs/semantics.md', () => {
   const doc = readFileSync(join(__dirname, '../../docs/semantics.md'), 'utf8');
-  const start = doc.indexOf('## Size budget');
+  const start = doc.indexOf('## Size limits');
   const next = doc.indexOf('\n## ', start + 1);
   const section = start < 0 ? '' : doc.slice(start, next < 0 ? undefined : next);
   // Cells are trimmed, so a formatter that pads the table's columns does not break the guard.
@@ -59,10 +59,10 @@ describe('the size budget table in docs/semantics.md', () => {
     expect(stated.size).toBe(actual.length);
   });
 
-  it('keeps every budget under the hard payload limit', () => {
-    expect(limits.PAYLOAD_BUDGET_BYTES).toBeLessThan(limits.TEMPORAL_PAYLOAD_LIMIT_BYTES);
-    expect(limits.MAX_MESSAGE_BYTES + limits.CARRIED_CONVERSATION_BUDGET_BYTES).toBeLessThan(limits.PAYLOAD_BUDGET_BYTES);
-    expect(limits.PROMPT_BUDGET_BYTES).toBeLessThan(limits.PAYLOAD_BUDGET_BYTES);
+  it('keeps every limit under the hard payload limit', () => {
+    expect(limits.PAYLOAD_MAX_BYTES).toBeLessThan(limits.TEMPORAL_PAYLOAD_LIMIT_BYTES);
+    expect(limits.MAX_MESSAGE_BYTES + limits.CARRIED_CONVERSATION_MAX_BYTES).toBeLessThan(limits.PAYLOAD_MAX_BYTES);
+    expect(limits.PROMPT_MAX_BYTES).toBeLessThan(limits.PAYLOAD_MAX_BYTES);
     // Every id derived from a Team id fits MAX_ID_LENGTH: `<team>/teammate/<name>/initial`.
     expect(limits.MAX_TEAM_ID_LENGTH + '/teammate/'.length + 40 + '/initial'.length).toBeLessThanOrEqual(limits.MAX_ID_LENGTH);
   });
@@ -71,16 +71,16 @@ describe('the size budget table in docs/semantics.md', () => {
 describe('carried inbox and session state at their maxima', () => {
   const astralId = (n: number): string => `${n}-${'😀'.repeat(95)}`; // 192 UTF-16 units, ~380 bytes
 
-  it('an inbox remembers at most 2,048 ids within SEEN_BUDGET_BYTES, newest kept', () => {
+  it('an inbox remembers at most 2,048 ids within SEEN_MAX_BYTES, newest kept', () => {
     let inbox = emptyInbox();
     for (let n = 0; n < 3_000; n++) inbox = takePending(receive(inbox, { messageId: astralId(n), from: 'lead', content: n, sentAt: 't' }).inbox).inbox;
     expect(inbox.seen.length).toBeLessThanOrEqual(SEEN_WINDOW);
-    expect(limits.jsonBytes(inbox.seen)).toBeLessThanOrEqual(limits.SEEN_BUDGET_BYTES);
+    expect(limits.jsonBytes(inbox.seen)).toBeLessThanOrEqual(limits.SEEN_MAX_BYTES);
     expect(inbox.seen[inbox.seen.length - 1]).toBe(astralId(2_999));
     expect(receive(inbox, { messageId: astralId(2_999), from: 'lead', content: 0, sentAt: 't' }).duplicate).toBe(true);
   });
 
-  it("a teammate's next-run input stays within the payload budget with a full inbox, seen ids and a huge conversation", () => {
+  it("a teammate's next-run input stays within the payload limit with a full inbox, seen ids and a huge conversation", () => {
     const initialMessage = { messageId: 't/teammate/a/initial', from: 'lead', content: 'x'.repeat(limits.MAX_MESSAGE_BYTES - 10), sentAt: 't', relaySeq: 1 };
     const input: TeammateRunInput = {
       descriptor: { teamId: 't', name: 'a', context: 'fork', initialMessageId: initialMessage.messageId },
@@ -93,11 +93,11 @@ describe('carried inbox and session state at their maxima', () => {
     // A full inbox: deliveries until the member refuses more.
     for (let n = 0; mate.inbox.pending.length < 200 && n < 200; n++)
       mate.deliver({ messageId: astralId(n), from: 'lead', content: 'y'.repeat(60_000), sentAt: 't', relaySeq: n + 2 });
-    expect(limits.jsonBytes(mate.inbox.pending)).toBeLessThanOrEqual(limits.MEMBER_INBOX_BUDGET_BYTES);
+    expect(limits.jsonBytes(mate.inbox.pending)).toBeLessThanOrEqual(limits.MEMBER_INBOX_MAX_BYTES);
     for (let turn = 0; turn < 60; turn++)
       mate.conversation.push({ role: 'tool', toolCallId: `c${turn}`, toolName: 'read_file', ok: true, content: 'z'.repeat(90_000), turn: 1 });
     const next = nextSessionInput(input, mate);
-    expect(limits.jsonBytes(next)).toBeLessThanOrEqual(limits.PAYLOAD_BUDGET_BYTES);
+    expect(limits.jsonBytes(next)).toBeLessThanOrEqual(limits.PAYLOAD_MAX_BYTES);
     expect(next.carried?.inbox.pending).toEqual(mate.inbox.pending); // nothing unread is lost
     expect(next.seed).toEqual([]);
   });

@@ -19,7 +19,7 @@ import { ATTEMPT_FAILED, AWAITING_ANSWER, type LostAnswerTags, lostAnswerTags } 
 import { createScriptedProvider, scriptedText } from '../support/scriptedProvider';
 import { renderInboxMessage } from '../../shared/agent/transcript';
 import type { JsonValue } from '../../shared/contract/json';
-import { jsonBytes, PAYLOAD_BUDGET_BYTES } from '../../shared/contract/limits';
+import { jsonBytes, PAYLOAD_MAX_BYTES } from '../../shared/contract/limits';
 import { MODEL_ERROR_KINDS, ModelCallError, type ModelProvider, type ModelRequest, type ModelResponse, type ToolSpec } from '../../shared/contract/model';
 
 const sendTool: ToolSpec = { name: 'send_message', description: 'Send a message.', parameters: { type: 'object' } };
@@ -167,9 +167,9 @@ describe('callModel activity (MockActivityEnvironment)', () => {
     await expect(newEnv().run(callModel, input)).rejects.toMatchObject({ type: 'ModelAuthFailed', nonRetryable: true });
   });
 
-  test('a response over the payload budget fails typed and non-retryable instead of becoming the activity result', async () => {
-    const huge = scriptedText('x'.repeat(PAYLOAD_BUDGET_BYTES));
-    expect(jsonBytes(huge)).toBeGreaterThan(PAYLOAD_BUDGET_BYTES);
+  test('a response over the payload limit fails typed and non-retryable instead of becoming the activity result', async () => {
+    const huge = scriptedText('x'.repeat(PAYLOAD_MAX_BYTES));
+    expect(jsonBytes(huge)).toBeGreaterThan(PAYLOAD_MAX_BYTES);
     const { callModel } = createModelActivities({ provider: createScriptedProvider([huge]), toolsFor });
     const failure: unknown = await newEnv()
       .run(callModel, input)
@@ -179,13 +179,13 @@ describe('callModel activity (MockActivityEnvironment)', () => {
       );
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ type: 'ModelMalformedResponse', nonRetryable: true });
-    expect((failure as ApplicationFailure).message).toContain(`over the ${PAYLOAD_BUDGET_BYTES}-byte budget`);
-    // Just under the budget is returned as is.
-    const fits = scriptedText('y'.repeat(PAYLOAD_BUDGET_BYTES - 200));
-    expect(jsonBytes(fits)).toBeLessThanOrEqual(PAYLOAD_BUDGET_BYTES);
+    expect((failure as ApplicationFailure).message).toContain(`over the ${PAYLOAD_MAX_BYTES}-byte budget`);
+    // Just under the limit is returned as is.
+    const fits = scriptedText('y'.repeat(PAYLOAD_MAX_BYTES - 200));
+    expect(jsonBytes(fits)).toBeLessThanOrEqual(PAYLOAD_MAX_BYTES);
     const { callModel: callFits } = createModelActivities({ provider: createScriptedProvider([fits]), toolsFor });
     const ok: ModelResponse = await newEnv().run(callFits, input);
-    expect(ok.message.content).toHaveLength(PAYLOAD_BUDGET_BYTES - 200);
+    expect(ok.message.content).toHaveLength(PAYLOAD_MAX_BYTES - 200);
   });
 
   test('an unknown toolset: nonRetryable UnknownToolset, the provider is not called', async () => {

@@ -2,17 +2,17 @@
  * Handlers that cannot break a workflow. A signal handler parses its payload, ignores (and counts)
  * what is malformed, from a non-member or for an unknown key, and never throws; signals with no
  * handler are counted and dropped instead of being buffered for ever. An Update handler and its
- * validator fail only with typed ApplicationFailures, and its result stays within the budget: its
- * own (PAYLOAD_BUDGET_BYTES) and, with the other items of its workflow task, the completion's.
+ * validator fail only with typed ApplicationFailures, and its result stays within the size limits: its
+ * own (PAYLOAD_MAX_BYTES) and, with the other items of its workflow task, the completion's.
  */
 import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure, defineSignal, isCancellation, setDefaultSignalHandler, setHandler } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { IgnoredSignals } from '../../shared/contract/signals';
-import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
+import { PAYLOAD_MAX_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { answerFailure } from '../../shared/contract/failures';
 import { errorMessage } from '../../shared/util/errors';
-import { countAcceptedRequest, deliverResult, resultsInArrivalOrder, settleRead, settleWithRoom, type ResultSlot } from './completionBudget';
+import { countAcceptedRequest, deliverResult, resultsInArrivalOrder, settleRead, settleWithRoom, type ResultSlot } from './completionSize';
 export { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
 
 /** What a handler did with a signal it parsed. */
@@ -29,7 +29,12 @@ export function untrusted(definition: SignalDefinition<never> | { name: string }
   return defineSignal<[unknown?]>(definition.name);
 }
 
-export function guardedSignal<T>(guard: SignalGuard, definition: { name: string }, schema: z.ZodType<T>, handle: (payload: T) => SignalOutcome): void {
+/** A handler for a parsed signal (shared/contract/signalRegistry.ts): its payload parsed with the entry's schema, or counted as malformed. */
+export function guardedSignal<Schema extends z.ZodType>(
+  guard: SignalGuard,
+  { definition, schema }: { definition: { name: string }; schema: Schema },
+  handle: (payload: z.output<Schema>) => SignalOutcome,
+): void {
   setHandler(untrusted(definition), (payload?: unknown) => {
     guard.onSignal();
     const parsed = schema.safeParse(payload);
@@ -65,7 +70,7 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
   /** Also type an async handler's late failures. Off for runs recorded before it existed: the extra promise step reorders commands. */
   typeAsyncFailures = true,
   /**
-   * For reads, whose result can wait for a later workflow task (workflows/common/completionBudget.ts):
+   * For reads, whose result can wait for a later workflow task (workflows/common/completionSize.ts):
    * `admit` is the handler's work without the result (its checks and counts), `produce` the result
    * alone. In runs that send results in arrival order a read is synchronous and is not produced
    * when it must wait, only by the task that sends it; before that, the handler ran and `produce`
@@ -74,7 +79,7 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
   read?: { admit: (...args: Args) => void; produce: (...args: Args) => Ret },
 ): void {
   const deliver = (result: Ret, again?: () => Ret): Ret | Promise<Ret> =>
-    deliverResult(withinBudget(definition.name, result), again && typedAgain(definition.name, again));
+    deliverResult(withinPayloadLimit(definition.name, result), again && typedAgain(definition.name, again));
   setHandler(
     definition,
     (...args: Args): Ret | Promise<Ret> => {
@@ -111,7 +116,7 @@ export function guardedUpdate<Ret, Args extends unknown[]>(
 
 /**
  * An accepted Update's result in a run that sends results in arrival order: one promise, settled
- * with a plain value or a typed failure by the completion budget (resultsInArrivalOrder says why).
+ * with a plain value or a typed failure under the completion size limit (resultsInArrivalOrder says why).
  * A read (`admit` and `produce` given) is synchronous: admitted now, then produced now or by the
  * task that sends it (settleRead). Anything else runs `handler` and waits for room once its result
  * is ready.
@@ -121,7 +126,7 @@ function inArrivalOrder<Ret>(updateName: string, handler: () => Ret | Promise<Re
     const slot: ResultSlot<Ret> = { resolve, reject: (error) => reject(typedFailure(error)) };
     const ready = (value: Ret): void => {
       try {
-        settleWithRoom(slot, withinBudget(updateName, value));
+        settleWithRoom(slot, withinPayloadLimit(updateName, value));
       } catch (error) {
         slot.reject(error);
       }
@@ -141,11 +146,11 @@ function inArrivalOrder<Ret>(updateName: string, handler: () => Ret | Promise<Re
   });
 }
 
-/** A read's result made again in a later task, within its budget, failing only typed. */
+/** A read's result made again in a later task, within its size limit, failing only typed. */
 function typedAgain<Ret>(updateName: string, again: () => Ret): () => Ret {
   return () => {
     try {
-      return withinBudget(updateName, again());
+      return withinPayloadLimit(updateName, again());
     } catch (error) {
       throw typedFailure(error);
     }
@@ -155,17 +160,17 @@ function typedAgain<Ret>(updateName: string, again: () => Ret): () => Ret {
 export const TEAM_INTERNAL_ERROR = 'TeamInternalError';
 
 /**
- * The last line of the size budget: an Update result over PAYLOAD_BUDGET_BYTES would make the
+ * The last line of the size limits: an Update result over PAYLOAD_MAX_BYTES would make the
  * server terminate the workflow, so that one call fails with PayloadTooLarge instead. The caps on
  * every field keep results far below this; reaching it is a bug in a cap.
  */
-function withinBudget<T>(updateName: string, result: T): T {
+function withinPayloadLimit<T>(updateName: string, result: T): T {
   const bytes = jsonBytes(result);
-  if (bytes <= PAYLOAD_BUDGET_BYTES) return result;
+  if (bytes <= PAYLOAD_MAX_BYTES) return result;
   throw answerFailure({
     type: 'PayloadTooLarge',
     message:
-      `${updateName}'s result would be ${bytes} bytes, over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget; ` +
+      `${updateName}'s result would be ${bytes} bytes, over the ${PAYLOAD_MAX_BYTES}-byte payload budget; ` +
       `read less at once (readTask for one task) and report this with the Team id`,
     nonRetryable: true,
   });

@@ -7,10 +7,9 @@
  */
 import { ApplicationFailure, patched } from '@temporalio/workflow';
 import { z } from 'zod';
-import { CARRIED_CONVERSATION_BUDGET } from '../../shared/agent/budget';
 import type { LeadRunInput } from '../../shared/lead/carried';
 import type { TeammateRunInput } from '../../shared/session/carried';
-import { MAX_MESSAGE_BYTES, PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
+import { CARRIED_CONVERSATION_MAX_BYTES, MAX_MESSAGE_BYTES, PAYLOAD_MAX_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { jsonProblem } from '../../shared/contract/json';
 import { deliveryProblem } from '../../shared/session/delivery';
 import { errorMessage } from '../../shared/util/errors';
@@ -118,10 +117,10 @@ function checkLeadInput(input: unknown, workflowId: string): LeadRunInput {
   if (teamUnpriced) throw ApplicationFailure.create({ type: BUDGET_UNPRICED, message: `${teamUnpriced}; start the Team again`, nonRetryable: true });
   if (lead.forkOf && conversationProblem(lead.forkOf.conversation))
     throw invalid('teamLead', `forkOf.conversation: ${conversationProblem(lead.forkOf.conversation)}`);
-  if (lead.forkOf && jsonBytes(lead.forkOf.conversation) > CARRIED_CONVERSATION_BUDGET) {
-    throw invalid('teamLead', `forkOf.conversation is over the ${CARRIED_CONVERSATION_BUDGET}-byte conversation budget`);
+  if (lead.forkOf && jsonBytes(lead.forkOf.conversation) > CARRIED_CONVERSATION_MAX_BYTES) {
+    throw invalid('teamLead', `forkOf.conversation is over the ${CARRIED_CONVERSATION_MAX_BYTES}-byte conversation budget`);
   }
-  if (jsonBytes(input) > PAYLOAD_BUDGET_BYTES) throw invalid('teamLead', `the input is over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget`);
+  if (jsonBytes(input) > PAYLOAD_MAX_BYTES) throw invalid('teamLead', `the input is over the ${PAYLOAD_MAX_BYTES}-byte payload budget`);
   return input as LeadRunInput;
 }
 
@@ -169,8 +168,8 @@ function checkSessionInput(
   const problem = deliveryProblem(initialMessage);
   if (problem) throw invalid(workflow, `initialMessage: ${problem}`);
   if (conversationProblem(seed)) throw invalid(workflow, `seed: ${conversationProblem(seed)}`);
-  if (jsonBytes(seed) > CARRIED_CONVERSATION_BUDGET) throw invalid(workflow, `seed is over the ${CARRIED_CONVERSATION_BUDGET}-byte conversation budget`);
-  if (jsonBytes(input) > PAYLOAD_BUDGET_BYTES) throw invalid(workflow, `the input is over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget`);
+  if (jsonBytes(seed) > CARRIED_CONVERSATION_MAX_BYTES) throw invalid(workflow, `seed is over the ${CARRIED_CONVERSATION_MAX_BYTES}-byte conversation budget`);
+  if (jsonBytes(input) > PAYLOAD_MAX_BYTES) throw invalid(workflow, `the input is over the ${PAYLOAD_MAX_BYTES}-byte payload budget`);
   return input as TeammateRunInput;
 }
 

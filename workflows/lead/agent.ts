@@ -107,7 +107,7 @@ export class LeadAgentRunner {
       update: async <Ret, Req extends Attributed>(definition: UpdateDefinition<Ret, [Req]>, body: Omit<Req, 'caller'>): Promise<Ret> => {
         const operation = operations.find(definition.name);
         if (!operation) throw ApplicationFailure.create({ type: 'UnknownTool', message: `the Lead has no operation ${definition.name}`, nonRetryable: true });
-        const result = operations.execute(operation, { ...body, caller: LEAD }, opId);
+        const result = operations.execute<unknown>(operation, { ...body, caller: LEAD }, opId);
         // A synchronous operation's result is returned as it is: awaiting it would add a promise step and reorder commands.
         return (result instanceof Promise ? await result : result) as Ret;
       },
@@ -247,7 +247,7 @@ export class LeadAgentRunner {
           continue;
         }
         if (step.kind === 'nudge') {
-          agent.apply(decideNudge(agent.state, step.countsAgainstBudget));
+          agent.apply(decideNudge(agent.state, step.countsAgainstNudgeLimit));
           this.nudge(step.content);
           break;
         }

@@ -9,7 +9,7 @@ import type { ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName, I
 import type { CarriedLeadAgent, LeadRunInput } from '../../shared/lead/carried';
 import type { LeadAgentEvent } from '../../shared/lead';
 import { PROMPT_SENDER, applyLeadAgentAll, decideBeginTurn, decideCwd, decideTake } from '../../shared/lead';
-import { QUERIED_CONVERSATION_BUDGET_BYTES, compactConversation, compactConversationOrDrop } from '../../shared/agent/budget';
+import { QUERIED_CONVERSATION_MAX_BYTES, compactConversation, compactConversationOrDrop } from '../../shared/agent/conversationSize';
 import { completedTurnPrefix } from '../../shared/agent/prompt';
 import { inboxEntry } from '../../shared/agent/steer';
 import { resolveModel, type TeamModels } from '../../shared/contract/modelNames';
@@ -107,8 +107,8 @@ export class LeadAgentState {
     return compactConversation(completedTurnPrefix(this.state.conversation, this.currentTurn));
   }
 
-  carry(conversationBudget?: number): CarriedLeadAgent {
-    return { ...this.state, conversation: compactConversationOrDrop(this.state.conversation, conversationBudget) };
+  carry(conversationMaxBytes?: number): CarriedLeadAgent {
+    return { ...this.state, conversation: compactConversationOrDrop(this.state.conversation, conversationMaxBytes) };
   }
 
   view(): LeadAgentView {
@@ -124,7 +124,7 @@ export class LeadAgentState {
       usage: this.state.usage ?? NO_MEMBER_USAGE,
       subagents: Object.values(this.state.subagents).map(({ workflowId, closed }) => ({ workflowId, closed })),
       // A query result is a payload too: long old contents are elided to stay within its limit.
-      conversation: compactConversationOrDrop(this.state.conversation, QUERIED_CONVERSATION_BUDGET_BYTES),
+      conversation: compactConversationOrDrop(this.state.conversation, QUERIED_CONVERSATION_MAX_BYTES),
     };
   }
 }

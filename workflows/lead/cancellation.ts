@@ -37,9 +37,8 @@ export function whenCancelRequested(onRequest: () => void): void {
 export async function disposeOnCancel(run: LeadRun, operations: LeadOperations): Promise<void> {
   await condition(() => run.disposalsInFlight === 0);
   if (run.disposeRequested) return;
-  const disposeTeam = operations.find('disposeTeam')!;
   try {
-    await operations.execute(disposeTeam, { caller: LEAD }, CANCEL_DISPOSAL_ID);
+    await operations.execute(operations.table.disposeTeam, { caller: LEAD }, CANCEL_DISPOSAL_ID);
   } catch (error) {
     log.warn('the disposal on a cancel request could not stop every member; the reaper stops what is left', {
       error: error instanceof ApplicationFailure ? `${error.type}: ${error.message}` : innermostMessage(error),

@@ -1,12 +1,12 @@
 /**
  * Starting a session child (a teammate or an ordinary subagent): measured against the payload
- * budget first, so an input over budget fails only that start, and abandoned on the Lead's close,
+ * limit first, so an input over the limit fails only that start, and abandoned on the Lead's close,
  * because children outlive each Lead run (continue-as-new); disposal and close_agent stop them.
  */
 import type { SearchAttributePair } from '@temporalio/common';
 import { ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { ReconcileOutcome, ReconcileTeammateInput, SubagentWorkflow, TeamActivities, TeammateInput, TeammateWorkflow } from '../../shared/contract';
-import { PAYLOAD_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
+import { PAYLOAD_MAX_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { answerFailure } from '../../shared/contract/failures';
 import { AGENT_TEAM_ID, AGENT_TEAM_MEMBER, AGENT_TEAM_ROLE } from '../../shared/contract/searchAttributes';
 import { controlSummary, startMetadata, type WorkflowIdentity } from '../../shared/text/webUi';
@@ -46,10 +46,10 @@ export function memberSearchAttributes(who: Pick<WorkflowIdentity, 'teamId' | 'n
 export function startSessionChild(start: ChildStart): ReturnType<typeof startChild> {
   const args: Parameters<TeammateWorkflow | SubagentWorkflow> = [start.input];
   const bytes = jsonBytes(args);
-  if (bytes > PAYLOAD_BUDGET_BYTES) {
+  if (bytes > PAYLOAD_MAX_BYTES) {
     throw answerFailure({
       type: 'PayloadTooLarge',
-      message: `the child's start input would be ${bytes} bytes, over the ${PAYLOAD_BUDGET_BYTES}-byte payload budget`,
+      message: `the child's start input would be ${bytes} bytes, over the ${PAYLOAD_MAX_BYTES}-byte payload budget`,
       nonRetryable: true,
     });
   }

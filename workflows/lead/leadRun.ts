@@ -62,8 +62,12 @@ export class LeadRun {
     if (!decision.ok) throw rejectionFailure(decision.rejection);
   }
 
-  remembered(updateId: string): unknown {
-    return rememberedResult(this.state, updateId);
+  /**
+   * The result remembered for `updateId`, typed as the caller's: an update id is one Update's, and
+   * only that Update's operation remembers under it (operations.ts), so what comes back is what it returned.
+   */
+  remembered<Result>(updateId: string): Result | undefined {
+    return rememberedResult(this.state, updateId) as Result | undefined;
   }
 
   /**

@@ -6,8 +6,8 @@
  */
 import type { UpdateDefinition } from '@temporalio/common';
 import * as contract from '../../shared/contract';
-import { leadUpdate, type UpdateGate } from '../../shared/contract/updates';
-import type { InboxAcceptance, TaskCommandKind } from '../../shared/contract';
+import { LEAD_UPDATE_REGISTRY, type LeadUpdateName, type LeadUpdateRequest, type LeadUpdateResult, type UpdateGate } from '../../shared/contract/updates';
+import type { InboxAcceptance, TaskCommandKind, TaskMutationResult } from '../../shared/contract';
 import { rollingOverFailure } from '../../shared/contract/failures';
 import {
   PROMPT_SENDER,
@@ -33,12 +33,15 @@ import { LEAD } from '../../shared/contract';
 /** When a winding-down run refuses an operation: see UpdateGate in the contract. */
 export type Gate = UpdateGate;
 
+/** How an operation hands back its result, so the table remembers it in the step that produces it. */
+type Done = <T>(result: T) => T;
+
 /**
- * An Update's descriptor (shared/contract/updates.ts: its gate, idempotency, counting, deferral)
- * with the Lead's own work for it.
+ * An Update's registry entry (shared/contract/updates.ts: its gate, idempotency, counting,
+ * deferral) with the Lead's own work for it, typed by the Update's result.
  */
-export interface LeadOperation {
-  definition: UpdateDefinition<unknown, [never]>;
+export interface LeadOperation<Ret, Req, Name extends LeadUpdateName> {
+  definition: UpdateDefinition<Ret, [Req], Name>;
   gate: Gate;
   /** Answered from memory when retried with the same update id; the result is remembered. */
   idempotent: boolean;
@@ -53,8 +56,15 @@ export interface LeadOperation {
    * does the work, and hands its result to `done` as it returns it: the table remembers it there,
    * in the same step, so an asynchronous operation completes no later than it would on its own.
    */
-  perform(request: unknown, operationId: string, done: <T>(result: T) => T): unknown;
+  perform(request: unknown, operationId: string, done: Done): Ret | Promise<Ret>;
 }
+
+/** One operation per Update of the registry, each typed by its entry: a missing, extra or mistyped one does not compile. */
+export type LeadOperationTable = { [K in LeadUpdateName]: LeadOperation<LeadUpdateResult<K>, LeadUpdateRequest<K>, K> };
+/** Any one of the Lead's operations. */
+export type AnyLeadOperation = LeadOperationTable[LeadUpdateName];
+/** What validating and running an operation needs of it, whatever its Update; `Ret` its result. */
+type Runnable<Ret> = Pick<LeadOperation<Ret, unknown, LeadUpdateName>, 'gate' | 'idempotent' | 'counted' | 'check' | 'perform'>;
 
 export interface LeadAgentHooks {
   agentEnabled: boolean;
@@ -65,18 +75,20 @@ export interface LeadAgentHooks {
 
 export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: Mailbox, budgets: Budgets, agent: LeadAgentHooks) {
   const { run } = ctx;
-  const op = (definition: { name: string }, check: LeadOperation['check'], perform: LeadOperation['perform']): LeadOperation => {
-    const descriptor = leadUpdate(definition.name);
-    if (!descriptor) throw new TypeError(`${definition.name} has no descriptor in shared/contract/updates.ts`);
-    const { gate, idempotent, counted, reproducedWhenDeferred } = descriptor;
-    return { definition: descriptor.definition, gate, idempotent, counted, read: reproducedWhenDeferred, check, perform };
+  const op = <Ret, Req, Name extends LeadUpdateName>(
+    definition: UpdateDefinition<Ret, [Req], Name>,
+    check: (request: unknown, operationId: string) => void,
+    perform: (request: unknown, operationId: string, done: Done) => Ret | Promise<Ret>,
+  ): LeadOperation<Ret, Req, Name> => {
+    const { gate, idempotent, counted, reproducedWhenDeferred } = LEAD_UPDATE_REGISTRY[definition.name];
+    return { definition, gate, idempotent, counted, read: reproducedWhenDeferred, check, perform };
   };
 
   // The handler decides again rather than take the validator's verdict: a replay runs no validator,
   // so the handler must derive its events from the state alone (docs/development.md).
-  const taskOperation = (kind: TaskCommandKind, definition: { name: string }): LeadOperation => {
+  const taskOperation = <Req, Name extends TaskCommandKind>(definition: UpdateDefinition<TaskMutationResult, [Req], Name>) => {
     const decide = (request: unknown) => {
-      const { caller, command } = parseTaskCommand(kind, request);
+      const { caller, command } = parseTaskCommand(definition.name, request);
       return decideTask(run.state.team, command, { caller, now: ctx.now() });
     };
     return op(
@@ -85,7 +97,8 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
       (request, _id, done) => {
         const decision = decide(request);
         run.commit(decision);
-        return done(mutationResult(run.state.team, (decision as { taskId: number }).taskId));
+        // commit threw for a refusal: the decision here is the accepted one, with its task's id.
+        return done(mutationResult(run.state.team, decision.ok ? decision.taskId : 0));
       },
     );
   };
@@ -104,29 +117,33 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
 
   const disposal = createDisposal(ctx, agent);
 
-  const operations: LeadOperation[] = [
-    taskOperation('createTask', contract.createTaskUpdate),
-    taskOperation('editTask', contract.editTaskUpdate),
-    taskOperation('claimTask', contract.claimTaskUpdate),
-    taskOperation('assignTask', contract.assignTaskUpdate),
-    taskOperation('releaseTask', contract.releaseTaskUpdate),
-    taskOperation('transitionTask', contract.transitionTaskUpdate),
-    taskOperation('deleteTask', contract.deleteTaskUpdate),
-    op(
+  // Handlers are registered in this order (teamLead.ts), which decides the order a first activation's
+  // buffered Updates run in: keep it.
+  const table: LeadOperationTable = {
+    createTask: taskOperation(contract.createTaskUpdate),
+    editTask: taskOperation(contract.editTaskUpdate),
+    claimTask: taskOperation(contract.claimTaskUpdate),
+    assignTask: taskOperation(contract.assignTaskUpdate),
+    releaseTask: taskOperation(contract.releaseTaskUpdate),
+    transitionTask: taskOperation(contract.transitionTaskUpdate),
+    deleteTask: taskOperation(contract.deleteTaskUpdate),
+    readTask: op(
       contract.readTaskUpdate,
       (request) => void readTask(request),
       (request) => {
         const { taskId } = readTask(request);
         const task = own(run.state.team.tasks, taskKey(taskId));
-        return task ? taskView(run.state.team, task) : undefined;
+        // readTask's decide refused a task that is not on the board; a task there is always found.
+        if (!task) throw new TypeError(`task ${taskId} passed readTask's check and is not on the board`);
+        return taskView(run.state.team, task);
       },
     ),
-    op(
+    listTasks: op(
       contract.listTasksUpdate,
       (request) => run.require(decideRead(run.state, parseWith('listTasks', callerOnlySchema, request).caller)),
       () => teamView(run.state.team).tasks,
     ),
-    op(
+    listTasksPage: op(
       contract.listTasksPageUpdate,
       (request) => run.require(decideRead(run.state, parseWith('listTasksPage', listTasksPageRequestSchema, request).caller)),
       (request) => {
@@ -134,32 +151,32 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
         return boardPage(teamView(run.state.team).tasks, after, maxBytes);
       },
     ),
-    op(
+    spawnTeammate: op(
       contract.spawnTeammateUpdate,
       (request) => void roster.checkSpawn(request),
       (request, _id, done) => roster.spawn(request, done),
     ),
-    op(
+    sendMessage: op(
       contract.sendMessageUpdate,
       (request, id) => void mailbox.checkSend(request, id),
       (request, id, done) => mailbox.send(request, id, done),
     ),
-    op(
+    readLeadInbox: op(
       contract.readLeadInboxUpdate,
       (request) => mailbox.checkReadLeadInbox(request),
       () => mailbox.takeLeadInbox(),
     ),
-    op(
+    interruptTeammate: op(
       contract.interruptTeammateUpdate,
       (request) => void roster.checkInterrupt(request),
       (request) => roster.interrupt(request),
     ),
-    op(
+    waitForEdge: op(
       contract.waitForEdgeUpdate,
       (request) => void mailbox.checkWait(request),
       (request) => mailbox.wait(request),
     ),
-    op(
+    promptLead: op(
       contract.promptLeadUpdate,
       (request) => void checkPrompt(request),
       (request, id, done): InboxAcceptance => {
@@ -169,43 +186,43 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
         return done<InboxAcceptance>({ messageId, to: LEAD, targetPhase: 'lead', targetStatus: 'running' });
       },
     ),
-    op(
+    setBudget: op(
       contract.setBudgetUpdate,
       (request) => void budgets.check(request),
       (request, _id, done) => budgets.set(request, done),
     ),
-    op(
+    disposeTeam: op(
       contract.disposeTeamUpdate,
       (request) => run.require(decideLeadOnly(parseWith('disposeTeam', callerOnlySchema, request).caller, 'disposeTeam')),
       // Closes admission in the activation that accepts it, then aborts what can be aborted; runs
       // recorded before that order replay theirs (both in disposal.ts).
       () => disposal.dispose(),
     ),
-  ];
+  };
+  const operations: readonly AnyLeadOperation[] = Object.values(table);
 
-  const byName: Record<string, LeadOperation> = Object.create(null) as Record<string, LeadOperation>;
-  for (const operation of operations) byName[operation.definition.name] = operation;
+  const byName: ReadonlyMap<string, AnyLeadOperation> = new Map(Object.entries(table));
 
   /** What a validator runs: the rollover gate, a retry answered from memory, then the operation's own check. */
-  const validate = (operation: LeadOperation, request: unknown, updateId: string, gateClosed: (gate: Gate) => boolean): void => {
+  const validate = (operation: Runnable<unknown>, request: unknown, updateId: string, gateClosed: (gate: Gate) => boolean): void => {
     if (gateClosed(operation.gate)) throw rollingOverFailure();
     if (operation.idempotent && run.remembered(updateId) !== undefined) return;
     operation.check(request, updateId);
   };
 
   /** A non-idempotent operation's handler work before `perform`: the check again, and the count. */
-  const admit = (operation: LeadOperation, request: unknown, operationId: string): void => {
+  const admit = (operation: Runnable<unknown>, request: unknown, operationId: string): void => {
     operation.check(request, operationId);
     if (operation.counted) run.countAccepted();
   };
 
   /** What a handler (or the Lead's own tool) runs. Synchronous operations stay synchronous: they complete in the activation that accepts them. */
-  const execute = (operation: LeadOperation, request: unknown, operationId: string): unknown => {
+  const execute = <Ret>(operation: Runnable<Ret>, request: unknown, operationId: string): Ret | Promise<Ret> => {
     if (!operation.idempotent) {
       admit(operation, request, operationId);
       return operation.perform(request, operationId, asIs);
     }
-    const remembered = run.remembered(operationId);
+    const remembered = run.remembered<Ret>(operationId);
     if (remembered !== undefined) return remembered;
     // Remembered (an `updateRemembered` event through run.apply, after the operation's own events:
     // see LeadRun.remember) and counted in the step that produces the result.
@@ -217,11 +234,17 @@ export function createLeadOperations(ctx: LeadContext, roster: Roster, mailbox: 
   };
 
   /** A read's result as of now, for a result that waited for a later workflow task: no check, no count (both were done). */
-  const reproduce = (operation: LeadOperation, request: unknown, operationId: string): unknown => operation.perform(request, operationId, asIs);
+  const reproduce = <Ret>(operation: Runnable<Ret>, request: unknown, operationId: string): Ret | Promise<Ret> => operation.perform(request, operationId, asIs);
 
-  return { operations, validate, admit, execute, reproduce, find: (name: string): LeadOperation | undefined => own(byName, name) };
+  return { table, operations, validate, admit, execute, reproduce, find: (name: string): AnyLeadOperation | undefined => byName.get(name) };
 }
 
 export type LeadOperations = ReturnType<typeof createLeadOperations>;
+
+/** A read's result as its operation produced it: reads await nothing, so it is never a promise. */
+export function synchronous<T>(name: string, result: T | Promise<T>): T {
+  if (result instanceof Promise) throw new TypeError(`${name} is a read and produced its result asynchronously`);
+  return result;
+}
 
 const asIs = <T>(result: T): T => result;

@@ -5,7 +5,6 @@
  * mailbox.ts carry out effects, and agent.ts runs the Lead's own agent turns when the Team was
  * started with a prompt.
  */
-import type { UpdateDefinition } from '@temporalio/common';
 import {
   CancelledFailure,
   allHandlersFinished,
@@ -17,7 +16,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { carriedWithinBudget } from '../../shared/agent/budget';
+import { carriedWithinPayloadLimit } from '../../shared/agent/conversationSize';
 import * as contract from '../../shared/contract';
 import type { TeamLeadInput, TeamLeadResult, TeamLeadWorkflow } from '../../shared/contract';
 import type { LeadRunInput } from '../../shared/lead/carried';
@@ -32,17 +31,10 @@ import {
   upgradeCarriedLeadState,
   type SignalDecision,
 } from '../../shared/lead';
-import { PAYLOAD_BUDGET_BYTES } from '../../shared/contract/limits';
+import { PAYLOAD_MAX_BYTES } from '../../shared/contract/limits';
 import { own } from '../../shared/util/own';
 import { AgentTeamProjector, projectionInputs } from '../../shared/projection/agentTeamView';
-import {
-  edgeUnwatchSchema,
-  edgeWatchSchema,
-  memberStatusReportSchema,
-  modelCallRequestSchema,
-  rejectionReportSchema,
-  subagentAnswerSchema,
-} from '../../shared/contract/signals';
+import { LEAD_SIGNALS } from '../../shared/contract/signalRegistry';
 import { taskKey, teamView } from '../../shared/team';
 import { guardedSignal, guardedUpdate, ignoreUnknownSignals, type SignalGuard, type SignalOutcome } from '../common/handlerGuards';
 import { parseLeadInput } from '../common/workflowInputs';
@@ -55,10 +47,11 @@ import { LeadDetails } from './leadDetails';
 import type { LeadContext } from './context';
 import { LeadRun } from './leadRun';
 import { createMailbox } from './mailbox';
-import { createLeadOperations, type Gate } from './operations';
+import { createLeadOperations, type Gate, type LeadOperationTable, synchronous } from './operations';
+import type { LeadUpdateName } from '../../shared/contract/updates';
 import { createRoster } from './roster';
 import { createBudgets } from './budgets';
-import { completionBytes, roomToClose, useCompletionBudget } from '../common/completionBudget';
+import { completionBytes, roomToClose, useCompletionSizeLimit } from '../common/completionSize';
 import { continueAsNewSuggested, useTracedSuggestion } from '../common/rolloverSuggestion';
 import { teamUsageView } from '../../shared/lead/usageView';
 import { CANCELLED_AFTER_DISPOSAL, disposeOnCancel, shieldFromCancel, whenCancelRequested } from './cancellation';
@@ -69,8 +62,8 @@ export const teamLead: TeamLeadWorkflow = async (rawInput: TeamLeadInput): Promi
   const typed = patched(TYPED_UPDATE_FAILURES_PATCH);
   // Runs recorded before this patch keep the root scope (a cancel request rejects what it holds).
   const cancelIsDisposal = patched(CANCEL_IS_DISPOSAL_PATCH);
-  // Every workflow task's completion within its byte budget (runs recorded before it keep one completion per item).
-  useCompletionBudget();
+  // Every workflow task's completion within its size limit (runs recorded before it keep one completion per item).
+  useCompletionSizeLimit();
   // The rollover suggestion as every replay sees it (runs recorded before it read workflowInfo()).
   useTracedSuggestion();
   const shield = shieldFromCancel(cancelIsDisposal);
@@ -150,18 +143,25 @@ async function leadRun(
   });
 
   // ---- every Update, from one table -----------------------------------------------------------
-  for (const operation of operations.operations) {
+  /** One Update's handler and validator, typed by its registry entry (no cast between the wire and the table). */
+  const wire = <K extends LeadUpdateName>(name: K): void => {
+    const operation: LeadOperationTable[K] = operations.table[name];
     guardedUpdate(
-      operation.definition as UpdateDefinition<unknown, [unknown]>,
+      operation.definition,
       // Shielded: a cancel request must not cut short a spawn, a send or a wait the Lead admitted.
       (request) => shield(() => operations.execute(operation, request, updateId())),
       (request) => operations.validate(operation, request, updateId(), gateClosed),
       typed,
       operation.read
-        ? { admit: (request) => operations.admit(operation, request, updateId()), produce: (request) => operations.reproduce(operation, request, '') }
+        ? {
+            admit: (request) => operations.admit(operation, request, updateId()),
+            produce: (request) => synchronous(name, operations.reproduce(operation, request, '')),
+          }
         : undefined,
     );
-  }
+  };
+  // In the table's order, which is the order handlers are registered in (operations.ts).
+  for (const operation of operations.operations) wire(operation.definition.name);
 
   // ---- signals: untrusted, parsed, never thrown from ----------------------------------------
   const applySignal = (decision: SignalDecision): SignalOutcome => {
@@ -170,20 +170,18 @@ async function leadRun(
     return 'applied';
   };
   const guard: SignalGuard = { ignored: run.ignored, onSignal: () => run.countSignal() };
-  guardedSignal(guard, contract.watchEdgesSignal, edgeWatchSchema, (watch) => applySignal(decideWatch(run.state, watch)));
-  guardedSignal(guard, contract.unwatchEdgesSignal, edgeUnwatchSchema, ({ name, waitId }) => applySignal(decideUnwatch(run.state, name, waitId)));
-  guardedSignal(guard, contract.reportMemberStatusSignal, memberStatusReportSchema, (report) => {
+  guardedSignal(guard, LEAD_SIGNALS.watchEdges, (watch) => applySignal(decideWatch(run.state, watch)));
+  guardedSignal(guard, LEAD_SIGNALS.unwatchEdges, ({ name, waitId }) => applySignal(decideUnwatch(run.state, name, waitId)));
+  guardedSignal(guard, LEAD_SIGNALS.reportMemberStatus, (report) => {
     const outcome = applySignal(decideStatusReport(run.state, report, now()));
     // A member that exited on its own (an operator cancelled it) is recorded stopped once the server confirms it closed.
     if (outcome === 'applied' && report.status === 'exited' && cancelIsDisposal) void shield(() => roster.recordExit(report.name));
     return outcome;
   });
   const operationNames: ReadonlySet<string> = new Set(operations.operations.map((operation) => operation.definition.name));
-  guardedSignal(guard, contract.reportRejectionSignal, rejectionReportSchema, (report) =>
-    applySignal(decideRejectionReport(run.state, report, operationNames, now())),
-  );
-  guardedSignal(guard, contract.subagentAnswerSignal, subagentAnswerSchema, (answer) => leadAgent.subagents.recordAnswer(answer));
-  guardedSignal(guard, contract.modelCallRequestSignal, modelCallRequestSchema, (request) => budgets.requestCall(request));
+  guardedSignal(guard, LEAD_SIGNALS.reportRejection, (report) => applySignal(decideRejectionReport(run.state, report, operationNames, now())));
+  guardedSignal(guard, LEAD_SIGNALS.subagentAnswer, (answer) => leadAgent.subagents.recordAnswer(answer));
+  guardedSignal(guard, LEAD_SIGNALS.modelCallRequest, (request) => budgets.requestCall(request));
   ignoreUnknownSignals(guard);
 
   // ---- queries -------------------------------------------------------------------------------
@@ -195,7 +193,7 @@ async function leadRun(
   );
   setHandler(contract.getTaskQuery, (request?: { taskId: number }) => {
     const taskId: unknown = typeof request === 'object' && request !== null ? Object.getOwnPropertyDescriptor(request, 'taskId')?.value : undefined;
-    return Number.isSafeInteger(taskId) ? (own(run.state.team.tasks, taskKey(taskId as number)) ?? null) : null;
+    return typeof taskId === 'number' && Number.isSafeInteger(taskId) ? (own(run.state.team.tasks, taskKey(taskId)) ?? null) : null;
   });
   setHandler(contract.getLiveStatusQuery, () => run.state.liveStatus);
   setHandler(contract.getTeamUsageQuery, () =>
@@ -256,7 +254,7 @@ async function leadRun(
 }
 
 /**
- * The next run's input: everything the run owned, within the payload budget. The first run's
+ * The next run's input: everything the run owned, within the payload limit. The first run's
  * imports (legacy mailbox, fork seed) and the opening prompt are carried as state from now on.
  * Every carried part is bounded by its own cap; the measured whole is checked here too, and if
  * it were ever over, the conversation (the only part that can be shortened without losing Team
@@ -264,14 +262,14 @@ async function leadRun(
  */
 function nextRunInput(input: LeadRunInput, run: LeadRun, agent: LeadAgentState): LeadRunInput {
   const { legacyMailbox: _imported, forkOf: _forked, ...rest } = input;
-  const next = (conversationBudget?: number): LeadRunInput => ({
+  const next = (conversationMaxBytes?: number): LeadRunInput => ({
     ...rest,
     ...(rest.agent ? { agent: { ...rest.agent, prompt: DELIVERED_PROMPT } } : {}),
     maxMembers: run.state.team.maxMembers,
-    carried: { ...run.state, continuedRuns: run.state.continuedRuns + 1, ...(agent.enabled ? { agent: agent.carry(conversationBudget) } : {}) },
+    carried: { ...run.state, continuedRuns: run.state.continuedRuns + 1, ...(agent.enabled ? { agent: agent.carry(conversationMaxBytes) } : {}) },
   });
-  return carriedWithinBudget(next, (bytes) =>
-    log.warn('carried state over its budget; compacting the conversation harder', { bytes, budget: PAYLOAD_BUDGET_BYTES }),
+  return carriedWithinPayloadLimit(next, (bytes) =>
+    log.warn('carried state over its budget; compacting the conversation harder', { bytes, budget: PAYLOAD_MAX_BYTES }),
   );
 }
 

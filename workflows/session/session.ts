@@ -31,8 +31,8 @@ import { MAX_STATUS_TEXT_LENGTH } from '../../shared/contract/limits';
 import { errorMessage } from '../../shared/util/errors';
 import { turnFailureText } from '../../shared/text/redact';
 import { guardedSignal, ignoreUnknownSignals, untrusted, type SignalGuard } from '../common/handlerGuards';
-import { edgeNotificationSchema, interruptTurnSchema, modelCallAnswerSchema, type ModelCallRequest } from '../../shared/contract/signals';
-import { memberBudgetSchema } from '../../shared/contract/budgets';
+import type { ModelCallRequest } from '../../shared/contract/signals';
+import { SESSION_SIGNALS } from '../../shared/contract/signalRegistry';
 import { modelCallRequestSummary, toolCallSummary } from '../../shared/text/webUi';
 import { MemberDetails } from '../common/currentDetails';
 import { keepSearchAttribute } from '../common/searchAttributes';
@@ -70,16 +70,16 @@ export async function runSession(input: TeammateRunInput, hooks: SessionHooks): 
       mate.ignored.failed += 1;
     }
   });
-  guardedSignal(guard, defs.interruptTurnSignal, interruptTurnSchema, () => {
+  guardedSignal(guard, SESSION_SIGNALS.interruptTurn, () => {
     if (!turnScope || mate.status !== 'running') return 'unknownKey';
     mate.interruptRequested = true;
     turnScope.cancel();
     return 'applied';
   });
-  guardedSignal(guard, defs.edgeNotificationSignal, edgeNotificationSchema, ({ waitId, edge }) => mate.notify(waitId, edge));
-  guardedSignal(guard, defs.budgetChangedSignal, memberBudgetSchema, (budget) => mate.setBudget(budget));
+  guardedSignal(guard, SESSION_SIGNALS.edgeNotification, ({ waitId, edge }) => mate.notify(waitId, edge));
+  guardedSignal(guard, SESSION_SIGNALS.budgetChanged, (budget) => mate.setBudget(budget));
   // Only a member that asks (its Team has a Team budget) takes answers: anyone else's is ignored.
-  guardedSignal(guard, defs.modelCallAnswerSignal, modelCallAnswerSchema, (answer) => (input.teamBudget ? mate.spend.answerFromLead(answer) : 'unknownKey'));
+  guardedSignal(guard, SESSION_SIGNALS.modelCallAnswer, (answer) => (input.teamBudget ? mate.spend.answerFromLead(answer) : 'unknownKey'));
   ignoreUnknownSignals(guard);
   setHandler(defs.getTeammateStateQuery, () => ({
     ...mate.view(),

@@ -9,8 +9,8 @@ import type { InboxState } from '../../shared/team/inbox';
 import { emptyInbox, receive, takePending } from '../../shared/team/inbox';
 import { inboxEntry, takeAtStepBoundary, withdrawUnanswered } from '../../shared/agent/steer';
 import { deliveryProblem, relaySeqOf } from '../../shared/session/delivery';
-import { carriedWithinBudget, compactConversationOrDrop } from '../../shared/agent/budget';
-import { MAX_ID_LENGTH, MEMBER_INBOX_BUDGET_BYTES, jsonBytes } from '../../shared/contract/limits';
+import { carriedWithinPayloadLimit, compactConversationOrDrop } from '../../shared/agent/conversationSize';
+import { MAX_ID_LENGTH, MEMBER_INBOX_MAX_BYTES, jsonBytes } from '../../shared/contract/limits';
 import { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/signals';
 import type { ModelUsage } from '../../shared/contract/model';
 import type { BudgetExhaustion, MemberBudget } from '../../shared/contract/budgets';
@@ -74,7 +74,7 @@ export class SessionRun {
   }
 
   /**
-   * Records a delivered message once. Malformed deliveries, and deliveries past the inbox budget,
+   * Records a delivered message once. Malformed deliveries, and deliveries past the inbox's size limit,
    * are refused without touching the inbox; a relayed one is settled either way, so the Lead
    * never waits for a message this member will not take.
    */
@@ -83,8 +83,8 @@ export class SessionRun {
     const relaySeq = relaySeqOf(message);
     const problem =
       deliveryProblem(message) ??
-      (this.pendingBytes + jsonBytes(message) > MEMBER_INBOX_BUDGET_BYTES
-        ? `the inbox holds ${this.pendingBytes} bytes of unread messages, its budget is ${MEMBER_INBOX_BUDGET_BYTES}`
+      (this.pendingBytes + jsonBytes(message) > MEMBER_INBOX_MAX_BYTES
+        ? `the inbox holds ${this.pendingBytes} bytes of unread messages, its budget is ${MEMBER_INBOX_MAX_BYTES}`
         : null);
     if (problem) {
       const messageId =
@@ -201,10 +201,10 @@ export class SessionRun {
     this.settled -= returned.filter((m) => m.relaySeq !== undefined).length;
   }
 
-  carry(conversationBudget?: number): CarriedTeammateState {
+  carry(conversationMaxBytes?: number): CarriedTeammateState {
     return {
       inbox: this.inbox,
-      conversation: compactConversationOrDrop(this.conversation, conversationBudget),
+      conversation: compactConversationOrDrop(this.conversation, conversationMaxBytes),
       turns: this.turns,
       interruptedTurns: this.interruptedTurns,
       continuedRuns: this.continuedRuns + 1,
@@ -225,7 +225,7 @@ export class SessionRun {
       consumed: this.inbox.consumed,
       seenMessageIds: this.inbox.seen,
       // A query result is a payload too: long old contents are elided to stay within its limit.
-      conversation: compactConversationOrDrop(this.conversation), // the carried budget: the view also holds the inbox and seen ids
+      conversation: compactConversationOrDrop(this.conversation), // the carried limit: the view also holds the inbox and seen ids
       continuedRuns: this.continuedRuns,
       cwd: this.cwd,
       settled: this.settled,
@@ -240,14 +240,14 @@ export class SessionRun {
 /**
  * The next run's input: the carried state, without the first run's seed and initial message (they
  * are in the carried conversation and inbox by now), measured, with the conversation compacted to
- * the room the rest leaves if it were ever over the payload budget.
+ * the room the rest leaves if it were ever over the payload limit.
  */
 export function nextSessionInput(input: TeammateRunInput, mate: SessionRun): TeammateRunInput {
-  return carriedWithinBudget((budget?: number): TeammateRunInput => ({
+  return carriedWithinPayloadLimit((conversationMaxBytes?: number): TeammateRunInput => ({
     ...input,
     seed: [],
     initialMessage: { ...input.initialMessage, content: null },
-    carried: mate.carry(budget),
+    carried: mate.carry(conversationMaxBytes),
   }));
 }
 

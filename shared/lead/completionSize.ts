@@ -1,27 +1,27 @@
 /**
- * The byte budget of one workflow-task completion. Everything a workflow task hands back travels in
+ * The size limit of one workflow-task completion. Everything a workflow task hands back travels in
  * one gRPC request, which the frontend refuses over 4 MiB; since server 1.30 that terminates the
- * workflow (temporalio/temporal #8610). Each payload has its own budget (shared/limits.ts), but
+ * workflow (temporalio/temporal #8610). Each payload has its own size limit (shared/contract/limits.ts), but
  * several of them completed in one task add up: 32 `listTasks` results of 700 kB each are 22 MB.
  *
  * This module is the pure part of the rule that bounds the sum: it decides, for each item that
  * would go into a completion, whether it goes into this one or waits for a later one, and in what
- * order the waiting items go. Workflow code (workflows/common/completionBudget.ts) measures the
+ * order the waiting items go. Workflow code (workflows/common/completionSize.ts) measures the
  * items, names the activation (the workflow task) and forces the next one when items wait.
  *
  * Pure and deterministic: bundled into workflow code.
  */
-import { PAYLOAD_BUDGET_BYTES, TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES } from '../contract/limits';
+import { PAYLOAD_MAX_BYTES, TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES } from '../contract/limits';
 
 /**
  * What one completion may carry of what the workflow produces or accepts: the requests of the
  * Updates it accepts (the SDK echoes each one back), Update results, and the payloads of its
  * commands (activity inputs, child starts, signals, the continue-as-new input, the final result).
- * Equal to PAYLOAD_BUDGET_BYTES, so any single item fits in a completion of its own; more items
+ * Equal to PAYLOAD_MAX_BYTES, so any single item fits in a completion of its own; more items
  * share one only while their sum stays within it. The rest of the 4 MiB request is for what the
  * workflow cannot count (see REST_OF_COMPLETION_BYTES).
  */
-export const COMPLETION_BUDGET_BYTES = PAYLOAD_BUDGET_BYTES;
+export const COMPLETION_MAX_BYTES = PAYLOAD_MAX_BYTES;
 
 /**
  * Counted per item on top of its JSON bytes: the Update id and name, the payload's metadata and
@@ -30,7 +30,7 @@ export const COMPLETION_BUDGET_BYTES = PAYLOAD_BUDGET_BYTES;
 export const COMPLETION_ITEM_OVERHEAD_BYTES = 512;
 
 /**
- * What a completion can carry that no workflow code can count, and therefore outside the budget:
+ * What a completion can carry that no workflow code can count, and therefore outside the limit:
  *  - the echoes of the Update requests the workflow *rejects*: a rejection leaves no trace in
  *    history, so counting it would make a replay decide differently. The server bounds the
  *    requests in flight per workflow (history.maxInFlightUpdatePayloads, 1 MiB in this project's
@@ -39,7 +39,7 @@ export const COMPLETION_ITEM_OVERHEAD_BYTES = 512;
  *    (history.MaxBufferedQueryCount, default 1), about 1.05 MB at most by the query caps.
  * Both together take at most 2.1 MB of these 2,694,304 bytes.
  */
-export const REST_OF_COMPLETION_BYTES = TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES - COMPLETION_BUDGET_BYTES;
+export const REST_OF_COMPLETION_BYTES = TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES - COMPLETION_MAX_BYTES;
 
 /**
  * Holds the items of a workflow's completions in arrival order. An activation is named by any
@@ -47,7 +47,7 @@ export const REST_OF_COMPLETION_BYTES = TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES - COMP
  *
  * The rule, for each item in arrival order: it goes into the current completion when nothing is
  * waiting before it and it fits (the completion is empty, or its bytes so far plus the item's stay
- * within the budget); otherwise it waits, and in each later activation the waiting items go, oldest
+ * within the limit); otherwise it waits, and in each later activation the waiting items go, oldest
  * first, while the oldest fits.
  */
 export class CompletionScheduler<T> {
@@ -55,7 +55,7 @@ export class CompletionScheduler<T> {
   private used = 0;
   private readonly waiting: T[] = [];
 
-  constructor(private readonly budget: number = COMPLETION_BUDGET_BYTES) {}
+  constructor(private readonly maxBytes: number = COMPLETION_MAX_BYTES) {}
 
   /** Bytes already in the completion of `activation`. */
   usedIn(activation: number): number {
@@ -109,7 +109,7 @@ export class CompletionScheduler<T> {
   }
 
   private fits(bytes: number): boolean {
-    return this.used === 0 || this.used + bytes <= this.budget;
+    return this.used === 0 || this.used + bytes <= this.maxBytes;
   }
 
   private enter(activation: number): void {

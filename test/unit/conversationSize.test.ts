@@ -1,32 +1,30 @@
 /**
- * Conversation budgets (shared/agent/budget.ts): the chat messages of a model call and a carried,
- * queried or forked conversation stay within their byte budgets for any input. Examples pin the
+ * Conversation size limits (shared/agent/conversationSize.ts): the chat messages of a model call and a carried,
+ * queried or forked conversation stay within their size limits for any input. Examples pin the
  * elision order; fast-check properties cover arbitrary conversations (multi-byte and astral text,
  * huge tool arguments, thousands of short entries).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
 import {
-  CARRIED_CONVERSATION_BUDGET,
   CONVERSATION_TOO_LARGE,
   DROPPED_EVENT,
-  PROMPT_BUDGET,
   compactConversation,
   elidedArguments,
   elisionNote,
   fitPrompt,
   messageElisionNote,
   replyElisionNote,
-} from '../../shared/agent/budget';
+} from '../../shared/agent/conversationSize';
 import { runAgentTurn, type DispatchResult } from '../../shared/agent/loop';
 import { INTERRUPTED_CALL_RESULT, RUNTIME_NOTE_PREFIX, assemblePrompt, completedTurnPrefix } from '../../shared/agent/prompt';
 import type { ConversationEntry, SendOutcome } from '../../shared/contract';
 import type { JsonValue } from '../../shared/contract/json';
 import {
-  CARRIED_CONVERSATION_BUDGET_BYTES,
-  PAYLOAD_BUDGET_BYTES,
-  PROMPT_BUDGET_BYTES,
-  QUERIED_CONVERSATION_BUDGET_BYTES,
+  CARRIED_CONVERSATION_MAX_BYTES,
+  PAYLOAD_MAX_BYTES,
+  PROMPT_MAX_BYTES,
+  QUERIED_CONVERSATION_MAX_BYTES,
   TEMPORAL_PAYLOAD_LIMIT_BYTES,
   jsonBytes,
   utf8Length,
@@ -161,20 +159,18 @@ function expectFittingOf(messages: ChatMessage[], out: ChatMessage[]): void {
   expectValidPrompt(out);
 }
 
-describe('budgets', () => {
-  test('are byte budgets from shared/contract/limits.ts, under the payload budget, with the old names kept', () => {
-    expect(PROMPT_BUDGET).toBe(PROMPT_BUDGET_BYTES);
-    expect(CARRIED_CONVERSATION_BUDGET).toBe(CARRIED_CONVERSATION_BUDGET_BYTES);
-    expect(PROMPT_BUDGET_BYTES).toBe(1_000_000);
-    expect(CARRIED_CONVERSATION_BUDGET_BYTES).toBe(500_000);
-    expect(QUERIED_CONVERSATION_BUDGET_BYTES).toBe(1_000_000);
-    for (const budget of [PROMPT_BUDGET_BYTES, CARRIED_CONVERSATION_BUDGET_BYTES, QUERIED_CONVERSATION_BUDGET_BYTES])
-      expect(budget).toBeLessThanOrEqual(PAYLOAD_BUDGET_BYTES);
+describe('size limits', () => {
+  test('are byte limits from shared/contract/limits.ts, under the payload limit', () => {
+    expect(PROMPT_MAX_BYTES).toBe(1_000_000);
+    expect(CARRIED_CONVERSATION_MAX_BYTES).toBe(500_000);
+    expect(QUERIED_CONVERSATION_MAX_BYTES).toBe(1_000_000);
+    for (const maxBytes of [PROMPT_MAX_BYTES, CARRIED_CONVERSATION_MAX_BYTES, QUERIED_CONVERSATION_MAX_BYTES])
+      expect(maxBytes).toBeLessThanOrEqual(PAYLOAD_MAX_BYTES);
   });
 });
 
 describe('fitPrompt', () => {
-  test('a prompt within budget is returned as is', () => {
+  test('a prompt within the limit is returned as is', () => {
     const messages: ChatMessage[] = [
       { role: 'system', content: 'policy' },
       { role: 'user', content: 'hi' },
@@ -257,7 +253,7 @@ describe('fitPrompt', () => {
     expect(fitted).toHaveLength(messages.length);
   });
 
-  test('40 write_file calls of 80 kB in one reply: every model call input stays within the prompt budget', async () => {
+  test('40 write_file calls of 80 kB in one reply: every model call input stays within the prompt size limit', async () => {
     const eighty = big(8_000, 'aé€😀'); // 8,000 × (1 + 2 + 3 + 4 bytes)
     expect(utf8Length(eighty)).toBe(80_000);
     const writes = Array.from({ length: 40 }, (_, i) =>
@@ -289,25 +285,25 @@ describe('fitPrompt', () => {
     const unfitted = assemble(conversation.slice(0, -1));
     expect(jsonBytes({ model: null, toolset: 'team', messages: unfitted })).toBeGreaterThan(TEMPORAL_PAYLOAD_LIMIT_BYTES); // what used to be sent
     for (const messages of seen) {
-      expect(jsonBytes(messages)).toBeLessThanOrEqual(PROMPT_BUDGET_BYTES);
-      expect(jsonBytes({ model: null, toolset: 'team', messages })).toBeLessThan(PAYLOAD_BUDGET_BYTES);
+      expect(jsonBytes(messages)).toBeLessThanOrEqual(PROMPT_MAX_BYTES);
+      expect(jsonBytes({ model: null, toolset: 'team', messages })).toBeLessThan(PAYLOAD_MAX_BYTES);
       expectValidPrompt(messages);
     }
     const last = seen[1]!;
     expectFittingOf(unfitted, last);
     expect(last.at(-1)).toEqual({ role: 'tool', toolCallId: 'call-39', content: '{"path":"src/f39.ts","version":"sha256:0"}' });
-    // The carried, queried and forked conversation are within their budgets too.
-    for (const [compacted, budget] of [
-      [compactConversation(conversation), CARRIED_CONVERSATION_BUDGET_BYTES],
-      [compactConversation(conversation, QUERIED_CONVERSATION_BUDGET_BYTES), QUERIED_CONVERSATION_BUDGET_BYTES],
-      [compactConversation(completedTurnPrefix(conversation, null)), CARRIED_CONVERSATION_BUDGET_BYTES],
+    // The carried, queried and forked conversation are within their size limits too.
+    for (const [compacted, maxBytes] of [
+      [compactConversation(conversation), CARRIED_CONVERSATION_MAX_BYTES],
+      [compactConversation(conversation, QUERIED_CONVERSATION_MAX_BYTES), QUERIED_CONVERSATION_MAX_BYTES],
+      [compactConversation(completedTurnPrefix(conversation, null)), CARRIED_CONVERSATION_MAX_BYTES],
     ] as const) {
-      expect(jsonBytes(compacted)).toBeLessThanOrEqual(budget);
+      expect(jsonBytes(compacted)).toBeLessThanOrEqual(maxBytes);
       expectCompactionOf(conversation, compacted);
     }
   });
 
-  test('40 write_file calls of 80 kB, one per step: every model call input stays within the prompt budget', async () => {
+  test('40 write_file calls of 80 kB, one per step: every model call input stays within the prompt size limit', async () => {
     const eighty = big(20_000, '€') + big(20_000, 'x'); // 60,000 + 20,000 bytes
     expect(utf8Length(eighty)).toBe(80_000);
     const seen: number[] = [];
@@ -338,11 +334,11 @@ describe('fitPrompt', () => {
     });
     expect(result.reply).toBe('done');
     expect(seen).toHaveLength(41);
-    expect(Math.max(...seen)).toBeLessThanOrEqual(PROMPT_BUDGET_BYTES);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(PROMPT_MAX_BYTES);
     expect(jsonBytes(conversation)).toBeGreaterThan(TEMPORAL_PAYLOAD_LIMIT_BYTES);
   });
 
-  test('a system message over the budget is a typed ConversationTooLarge failure', () => {
+  test('a system message over the limit is a typed ConversationTooLarge failure', () => {
     const messages: ChatMessage[] = [
       { role: 'system', content: big(2_000) },
       { role: 'user', content: 'hi' },
@@ -396,7 +392,7 @@ describe('one elision routine for prompts and conversations', () => {
 });
 
 describe('compactConversation', () => {
-  test('a conversation within budget is returned as is', () => {
+  test('a conversation within the limit is returned as is', () => {
     const conversation: ConversationEntry[] = [{ role: 'user', content: 'hi', turn: 1 }];
     expect(compactConversation(conversation)).toBe(conversation);
     expect(compactConversation(conversation, jsonBytes(conversation))).toBe(conversation);
@@ -422,7 +418,7 @@ describe('compactConversation', () => {
     expect(jsonBytes(tighter)).toBeLessThanOrEqual(9_000);
   });
 
-  test('when the latest turn alone is over budget, its older entries are elided before its last two', () => {
+  test('when the latest turn alone is over the limit, its older entries are elided before its last two', () => {
     const conversation: ConversationEntry[] = [
       { role: 'assistant', content: null, turn: 1, toolCalls: Array.from({ length: 6 }, (_, i) => call(`c${i}`)) },
       ...Array.from({ length: 6 }, (_, i): ConversationEntry => ({
@@ -540,7 +536,7 @@ describe('compactConversation', () => {
       const start = performance.now();
       const compacted = compactConversation(conversation);
       times.push(performance.now() - start);
-      expect(jsonBytes(compacted)).toBeLessThanOrEqual(CARRIED_CONVERSATION_BUDGET_BYTES);
+      expect(jsonBytes(compacted)).toBeLessThanOrEqual(CARRIED_CONVERSATION_MAX_BYTES);
     }
     expect(Math.min(...times)).toBeLessThan(100);
   });
@@ -631,48 +627,48 @@ function build(blocks: Block[]): ConversationEntry[] {
 
 const conversationArb = fc.array(blockArb, { minLength: 1, maxLength: 25 }).map(build);
 /** Enough for the newest block of the generated conversations (three calls with short ids), elided, plus the note. */
-const MIN_BUDGET = 4_000;
+const SMALLEST_LIMIT = 4_000;
 /** Room that the newest entry's block (elided) and the dropped note take at most in the generated conversations. */
 const SLACK = 2_500;
 
 describe('properties', () => {
-  test('compactConversation: within budget, nothing changed when under it, the newest entry kept when it fits, calls paired with results', () => {
+  test('compactConversation: within the limit, nothing changed when under it, the newest entry kept when it fits, calls paired with results', () => {
     fc.assert(
-      fc.property(conversationArb, fc.integer({ min: MIN_BUDGET, max: 300_000 }), (conversation, budget) => {
+      fc.property(conversationArb, fc.integer({ min: SMALLEST_LIMIT, max: 300_000 }), (conversation, maxBytes) => {
         const before = JSON.stringify(conversation);
-        const out = compactConversation(conversation, budget);
+        const out = compactConversation(conversation, maxBytes);
         expect(JSON.stringify(conversation)).toBe(before); // pure
-        if (jsonBytes(conversation) <= budget) {
+        if (jsonBytes(conversation) <= maxBytes) {
           expect(out).toBe(conversation);
           return;
         }
-        expect(jsonBytes(out)).toBeLessThanOrEqual(budget);
-        if (jsonBytes(conversation.at(-1)) + SLACK <= budget) expect(out.at(-1)).toBe(conversation.at(-1));
+        expect(jsonBytes(out)).toBeLessThanOrEqual(maxBytes);
+        if (jsonBytes(conversation.at(-1)) + SLACK <= maxBytes) expect(out.at(-1)).toBe(conversation.at(-1));
         expectCompactionOf(conversation, out);
-        expect(compactConversation(out, budget)).toBe(out); // stable
+        expect(compactConversation(out, maxBytes)).toBe(out); // stable
       }),
       { numRuns: 300 },
     );
   });
 
-  test('fitPrompt: within budget, nothing changed when under it, the newest message kept when it fits, a valid prompt', () => {
+  test('fitPrompt: within the limit, nothing changed when under it, the newest message kept when it fits, a valid prompt', () => {
     fc.assert(
-      fc.property(conversationArb, fc.integer({ min: MIN_BUDGET, max: 300_000 }), (conversation, budget) => {
+      fc.property(conversationArb, fc.integer({ min: SMALLEST_LIMIT, max: 300_000 }), (conversation, maxBytes) => {
         const messages = assemble(conversation);
-        const out = fitPrompt(messages, budget);
-        if (jsonBytes(messages) <= budget) {
+        const out = fitPrompt(messages, maxBytes);
+        if (jsonBytes(messages) <= maxBytes) {
           expect(out).toBe(messages);
           return;
         }
-        expect(jsonBytes(out)).toBeLessThanOrEqual(budget);
-        if (jsonBytes(messages.at(-1)) + SLACK <= budget) expect(out.at(-1)).toBe(messages.at(-1));
+        expect(jsonBytes(out)).toBeLessThanOrEqual(maxBytes);
+        if (jsonBytes(messages.at(-1)) + SLACK <= maxBytes) expect(out.at(-1)).toBe(messages.at(-1));
         expectFittingOf(messages, out);
       }),
       { numRuns: 300 },
     );
   });
 
-  test('thousands of short entries: within budget, whole blocks dropped, still paired', () => {
+  test('thousands of short entries: within the limit, whole blocks dropped, still paired', () => {
     const shortArb = fc.array(
       fc.record({
         kind: fc.constantFrom('user', 'assistant', 'calls', 'system'),
@@ -682,7 +678,7 @@ describe('properties', () => {
       { minLength: 1, maxLength: 12 },
     );
     fc.assert(
-      fc.property(shortArb, fc.integer({ min: 1_000, max: 6_000 }), fc.integer({ min: MIN_BUDGET, max: 100_000 }), (pattern, count, budget) => {
+      fc.property(shortArb, fc.integer({ min: 1_000, max: 6_000 }), fc.integer({ min: SMALLEST_LIMIT, max: 100_000 }), (pattern, count, maxBytes) => {
         const conversation: ConversationEntry[] = [];
         for (let i = 0, turn = 1; conversation.length < count; i++) {
           const p = pattern[i % pattern.length]!;
@@ -698,22 +694,22 @@ describe('properties', () => {
             );
           }
         }
-        const out = compactConversation(conversation, budget);
-        expect(jsonBytes(out)).toBeLessThanOrEqual(budget);
+        const out = compactConversation(conversation, maxBytes);
+        expect(jsonBytes(out)).toBeLessThanOrEqual(maxBytes);
         expectCompactionOf(conversation, out);
         const messages = assemble(conversation);
-        const fitted = fitPrompt(messages, budget);
-        expect(jsonBytes(fitted)).toBeLessThanOrEqual(budget);
+        const fitted = fitPrompt(messages, maxBytes);
+        expect(jsonBytes(fitted)).toBeLessThanOrEqual(maxBytes);
         expectFittingOf(messages, fitted);
       }),
       { numRuns: 25 },
     );
   });
 
-  test('any budget: the result is within it or the failure is ConversationTooLarge', () => {
+  test('any limit: the result is within it or the failure is ConversationTooLarge', () => {
     fc.assert(
-      fc.property(conversationArb, fc.integer({ min: 0, max: 5_000 }), (conversation, budget) => {
-        for (const run of [() => compactConversation(conversation, budget), () => fitPrompt(assemble(conversation), budget)]) {
+      fc.property(conversationArb, fc.integer({ min: 0, max: 5_000 }), (conversation, maxBytes) => {
+        for (const run of [() => compactConversation(conversation, maxBytes), () => fitPrompt(assemble(conversation), maxBytes)]) {
           let out: unknown[] | undefined;
           try {
             out = run();
@@ -721,7 +717,7 @@ describe('properties', () => {
             expect(error).toBeInstanceOf(ApplicationFailure);
             expect((error as ApplicationFailure).type).toBe(CONVERSATION_TOO_LARGE);
           }
-          if (out) expect(jsonBytes(out)).toBeLessThanOrEqual(budget);
+          if (out) expect(jsonBytes(out)).toBeLessThanOrEqual(maxBytes);
         }
       }),
       { numRuns: 300 },

@@ -1,6 +1,6 @@
 /**
  * No workflow task over the gRPC limit (issue 23): every Update result, echoed request and command
- * payload of a Lead's workflow task stays within COMPLETION_BUDGET_BYTES, and what does not fit is
+ * payload of a Lead's workflow task stays within COMPLETION_MAX_BYTES, and what does not fit is
  * sent from a later task, in arrival order. On the dev server with the project's
  * history.maxInFlightUpdates=128, 64 concurrent `listTasks` of ~700 kB each (45 MB in all) used to
  * get 7 answers out of 40 and fail the Lead's workflow tasks with GRPC_MESSAGE_TOO_LARGE.
@@ -16,11 +16,11 @@ import {
   promptLeadUpdate,
   type TaskView,
 } from '../../shared/contract';
-import { COMPLETION_BUDGET_BYTES } from '../../shared/lead/completionBudget';
+import { COMPLETION_MAX_BYTES } from '../../shared/lead/completionSize';
 import { jsonBytes } from '../../shared/contract/limits';
 import { useClientAndWorker } from '../support/harness';
 import { replayRecorded } from '../support/replay';
-import { fillBoardToBudget } from '../support/largeBoard';
+import { fillBoardToLimit } from '../support/largeBoard';
 import { chainReport } from '../support/adversarial';
 import { connectHistoryClient } from '../support/maxima';
 import { eventually, newTeam } from '../support/teams';
@@ -80,9 +80,9 @@ async function burstReport(teamId: string, runId: string, fromEvent: number) {
 /** Replays the Lead's history against the workflow code, as a restarted worker would: deferral must be deterministic. */
 const replay = (teamId: string, runId: string): Promise<void> => replayRecorded(history.client, teamId, runId);
 
-test('64 concurrent listTasks on a board at its budget: 64 answered, 0 failed workflow tasks, in arrival order', async () => {
+test('64 concurrent listTasks on a board at its size limit: 64 answered, 0 failed workflow tasks, in arrival order', async () => {
   const team = await newTeam(env.client, env.worker.taskQueue);
-  const { tasks, listBytes } = await fillBoardToBudget(team);
+  const { tasks, listBytes } = await fillBoardToLimit(team);
   expect(listBytes).toBeGreaterThan(600_000);
   // The burst may make the server suggest continue-as-new: the report reads the run it began in.
   const { runId } = await env.client.workflow.getHandle(team.teamId).describe();
@@ -103,7 +103,7 @@ test('64 concurrent listTasks on a board at its budget: 64 answered, 0 failed wo
   }
 
   const report = await burstReport(team.teamId, runId, before);
-  console.log(JSON.stringify({ listBytes, tasks, budget: COMPLETION_BUDGET_BYTES, ...report, completedOrder: undefined }));
+  console.log(JSON.stringify({ listBytes, tasks, completionMaxBytes: COMPLETION_MAX_BYTES, ...report, completedOrder: undefined }));
   expect(report.failedTasks).toBe(0);
   expect(report.completed).toBe(64);
   // Two results fit one completion at most: the rest were sent from later tasks.
@@ -118,7 +118,7 @@ test('64 concurrent listTasks on a board at its budget: 64 answered, 0 failed wo
 
 test('a deferred read answers with the board as of its own completion', async () => {
   const team = await newTeam(env.client, env.worker.taskQueue);
-  await fillBoardToBudget(team);
+  await fillBoardToLimit(team);
   const handle = env.client.workflow.getHandle(team.teamId);
   const firstRunId = (await handle.describe()).runId;
   /** One round: twelve lists, then a claim of `taskId`; returns how many lists were accepted before the claim and sent after it. */
@@ -199,10 +199,10 @@ function completionPayloadBytes(events: object[]): number[] {
   return completions;
 }
 
-test('64 concurrent listTasks during a Lead agent turn whose model-call input is at its budget: all answered, every completion within budget', async () => {
+test('64 concurrent listTasks during a Lead agent turn whose model-call input is at its limit: all answered, every completion within the limit', async () => {
   const { TeamClient } = await import('../../client/teamClient');
   const { answer, scriptText, think } = await import('../../activities/providers/scriptedModelScript');
-  const { MAX_MESSAGE_BYTES, PROMPT_BUDGET_BYTES } = await import('../../shared/contract/limits');
+  const { MAX_MESSAGE_BYTES, PROMPT_MAX_BYTES } = await import('../../shared/contract/limits');
   const team = await TeamClient.start(env.client, {
     teamId: `completion-budget-turn-${Date.now()}`,
     taskQueue: env.worker.taskQueue,
@@ -216,8 +216,8 @@ test('64 concurrent listTasks during a Lead agent turn whose model-call input is
     const room = Math.floor((bytes - jsonBytes(JSON.stringify({ script: steps.script, pad: '' }))) / 3);
     return JSON.stringify({ script: steps.script, pad: '€'.repeat(room) });
   };
-  // The board at its budget, every task completed: with none open, the Lead answers without nudges of its own.
-  const { tasks } = await fillBoardToBudget(team);
+  // The board at its size limit, every task completed: with none open, the Lead answers without nudges of its own.
+  const { tasks } = await fillBoardToLimit(team);
   for (const task of await team.listTasks()) {
     const claimed = await team.claimTask({ taskId: task.id, expectedRevision: task.revision });
     await team.transitionTask({ taskId: task.id, expectedRevision: claimed.task.revision, status: 'completed' });
@@ -231,12 +231,12 @@ test('64 concurrent listTasks during a Lead agent turn whose model-call input is
 
   /**
    * One attempt: a fresh run; three large prompts taken by one turn (the conversation then holds
-   * about 720 kB); then a fourth, taking the next model call's input just under PROMPT_BUDGET_BYTES
+   * about 720 kB); then a fourth, taking the next model call's input just under PROMPT_MAX_BYTES
    * (prompts are fitted by whole turns: going over would drop the oldest), sent at the same moment
    * as the 64 lists. The burst's 45 MB makes the server suggest continue-as-new after its first
    * tasks; when that comes before the fourth prompt (refused as TeamRollingOver and retried in the
-   * next run, where the conversation is compacted), its model call is not at its budget, and the
-   * attempt is made again. Every attempt must answer all 64 with every completion within budget.
+   * next run, where the conversation is compacted), its model call is not at its size limit, and the
+   * attempt is made again. Every attempt must answer all 64 with every completion within the limit.
    */
   const attempt = async (n: number) => {
     // One list at a time until the run rolls over, so at most one lands in the new run.
@@ -296,23 +296,23 @@ test('64 concurrent listTasks during a Lead agent turn whose model-call input is
     console.log(JSON.stringify({ attempt: n, ...outcome, completedOrder: undefined, kindCounts: undefined }));
     expect(report.failedTasks).toBe(0);
     expect(report.deferred).toBeGreaterThan(0);
-    expect(outcome.maxCompletionBytes).toBeLessThanOrEqual(COMPLETION_BUDGET_BYTES);
-    return { runId, atBudget: outcome.modelInputs.some((bytes) => bytes > 0.9 * PROMPT_BUDGET_BYTES) };
+    expect(outcome.maxCompletionBytes).toBeLessThanOrEqual(COMPLETION_MAX_BYTES);
+    return { runId, atLimit: outcome.modelInputs.some((bytes) => bytes > 0.9 * PROMPT_MAX_BYTES) };
   };
 
   let outcome = await attempt(1);
-  for (let n = 2; n <= 3 && !outcome.atBudget; n++) outcome = await attempt(n);
-  expect(outcome.atBudget).toBe(true);
+  for (let n = 2; n <= 3 && !outcome.atLimit; n++) outcome = await attempt(n);
+  expect(outcome.atLimit).toBe(true);
   const chain = await chainReport(history.client, team.teamId);
   expect({ failedWorkflowTasks: chain.failedWorkflowTasks, terminated: chain.terminatedRuns }).toEqual({ failedWorkflowTasks: 0, terminated: 0 });
   expect(await handle.describe()).toMatchObject({ status: { name: 'RUNNING' } });
   await replay(team.teamId, outcome.runId);
 }, 300_000);
 
-test('listTasksPage reads a board at its budget in pages within their byte budget, and 64 concurrent pages share completions', async () => {
+test('listTasksPage reads a board at its size limit in pages within their maxBytes, and 64 concurrent pages share completions', async () => {
   const { LIST_PAGE_DEFAULT_BYTES } = await import('../../shared/contract/requests');
   const team = await newTeam(env.client, env.worker.taskQueue);
-  const { tasks } = await fillBoardToBudget(team);
+  const { tasks } = await fillBoardToLimit(team);
   const handle = env.client.workflow.getHandle(team.teamId);
   const whole = await handle.executeUpdate(listTasksUpdate, { args: [{ caller: 'lead' }] });
   const read: TaskView[] = [];
@@ -332,7 +332,7 @@ test('listTasksPage reads a board at its budget in pages within their byte budge
   expect(jsonBytes(second.tasks)).toBeLessThanOrEqual(100_000);
   expect(pageBytes.length).toBeGreaterThanOrEqual(3);
   for (const bytes of pageBytes) expect(bytes).toBeLessThanOrEqual(LIST_PAGE_DEFAULT_BYTES);
-  // A budget past the maximum is a typed refusal, not a larger page.
+  // A maxBytes past the maximum is a typed refusal, not a larger page.
   await expect(handle.executeUpdate(listTasksPageUpdate, { args: [{ caller: 'lead', maxBytes: 750_001 }] })).rejects.toMatchObject({
     cause: { type: 'InvalidTeamCommand' },
   });
@@ -354,22 +354,22 @@ test('listTasksPage reads a board at its budget in pages within their byte budge
   console.log(JSON.stringify({ pageBytes, ...report, completedOrder: undefined, kindCounts: undefined }));
   expect(report.failedTasks).toBe(0);
   expect(report.completed).toBe(64);
-  // A page is at most a sixth of a completion's budget: five or more share one, where whole lists go two by two.
+  // A page is at most a sixth of a completion's size limit: five or more share one, where whole lists go two by two.
   expect(report.workflowTasks).toBeLessThanOrEqual(Math.ceil(64 / 5) + 2);
 }, 300_000);
 
 /**
- * The worst case the budget cannot count (issue 23): what rides in a completion beside the Lead's
+ * The worst case the completion limit cannot count (issue 23): what rides in a completion beside the Lead's
  * own items. The echoes of rejected requests are bounded only by the server's in-flight payload
  * setting, and a task can carry the answer to one buffered query. So, at once: 64 whole lists on a
- * board at its budget (results two per task, about 1.43 MB), hostile requests of 240 kB that the
+ * board at its size limit (results two per task, about 1.43 MB), hostile requests of 240 kB that the
  * validator rejects, as many at a time as the in-flight setting admits, and a stream of
  * `getTeamView` queries (about 716 kB each answer).
  */
 test('64 lists amid rejected 240 kB requests filling the in-flight limit and whole-board queries: all answered, 0 failed workflow tasks', async () => {
   const inFlightBytes = TEAM_SERVER_DYNAMIC_CONFIG['history.maxInFlightUpdatePayloads']!;
   const team = await newTeam(env.client, env.worker.taskQueue);
-  const { tasks } = await fillBoardToBudget(team);
+  const { tasks } = await fillBoardToLimit(team);
   const handle = env.client.workflow.getHandle(team.teamId);
   const { runId } = await handle.describe();
   const before = ((await history.client.workflow.getHandle(team.teamId, runId).fetchHistory()).events ?? []).length;
@@ -449,7 +449,7 @@ test('64 lists amid rejected 240 kB requests filling the in-flight limit and who
  */
 test('a flood of requests past the in-flight limit stalls the Lead without failing it, and it serves again when the flood stops', async () => {
   const team = await newTeam(env.client, env.worker.taskQueue);
-  const { tasks } = await fillBoardToBudget(team);
+  const { tasks } = await fillBoardToLimit(team);
   const handle = env.client.workflow.getHandle(team.teamId);
   // The flood's own connection does not retry: each refusal comes back at once and the loop sends again.
   const floodConnection = await Connection.connect({

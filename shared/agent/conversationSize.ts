@@ -1,8 +1,8 @@
 /**
- * Size budgets for conversations, enforced by construction. Every model call's input is recorded in
+ * Size limits for conversations, enforced by construction. Every model call's input is recorded in
  * history and a conversation is carried across continue-as-new, returned by queries and seeded into
- * fork teammates' start inputs: each is a Temporal payload (2 MiB at most), so each gets a budget
- * from shared/limits.ts and is fitted to it here. Sizes are UTF-8 bytes of the JSON encoding of
+ * fork teammates' start inputs: each is a Temporal payload (2 MiB at most), so each gets a size limit
+ * from shared/contract/limits.ts and is fitted to it here. Sizes are UTF-8 bytes of the JSON encoding of
  * the whole array, every field of every entry included (tool-call arguments, ids, names, receipts).
  *
  * The order is "oldest first, least useful first":
@@ -19,36 +19,27 @@
  *  3. then the protected last entries but the newest are elided, oldest first;
  *  4. then every block but the newest is dropped;
  *  5. then the newest entry is elided.
- * If the newest block alone (every content elided) plus the note is still over the budget, which
+ * If the newest block alone (every content elided) plus the note is still over the limit, which
  * takes thousands of tool calls in one model reply or ids of hundreds of kilobytes, a typed
- * `ConversationTooLarge` failure is thrown: never a result over the budget. The result is measured
+ * `ConversationTooLarge` failure is thrown: never a result over the limit. The result is measured
  * once more before it is returned.
  *
  * A prompt's leading system message (the policy) is never elided nor dropped. Pure and
  * deterministic (bundled into workflow code). Each entry is measured once and an elision measures
- * only the field it replaces, so a running total keeps it linear in the input's size. Under
- * budget, the input array itself is returned.
+ * only the field it replaces, so a running total keeps it linear in the input's size. Within the
+ * limit, the input array itself is returned.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { ConversationEntry } from '../contract';
-import {
-  CARRIED_CONVERSATION_BUDGET_BYTES,
-  PAYLOAD_BUDGET_BYTES,
-  PROMPT_BUDGET_BYTES,
-  QUERIED_CONVERSATION_BUDGET_BYTES,
-  jsonBytes,
-  utf8Length,
-} from '../contract/limits';
+import { CARRIED_CONVERSATION_MAX_BYTES, PAYLOAD_MAX_BYTES, PROMPT_MAX_BYTES, QUERIED_CONVERSATION_MAX_BYTES, jsonBytes, utf8Length } from '../contract/limits';
 import type { ChatMessage, ToolCall } from '../contract/model';
 import { RUNTIME_NOTE_PREFIX, renderRuntimeNote } from './prompt';
 
-export { CARRIED_CONVERSATION_BUDGET_BYTES, PROMPT_BUDGET_BYTES, QUERIED_CONVERSATION_BUDGET_BYTES };
-/** Older names of the budgets (bytes). */
-export const PROMPT_BUDGET = PROMPT_BUDGET_BYTES;
-export const CARRIED_CONVERSATION_BUDGET = CARRIED_CONVERSATION_BUDGET_BYTES;
+export { CARRIED_CONVERSATION_MAX_BYTES, PROMPT_MAX_BYTES, QUERIED_CONVERSATION_MAX_BYTES };
 
-/** ApplicationFailure type: even the newest entry cannot be fitted to the budget. */
+/** ApplicationFailure type: even the newest entry cannot be fitted to the size limit. */
 export const CONVERSATION_TOO_LARGE = 'ConversationTooLarge';
+// The notes below are recorded in history inside conversations: their words ("context budget") stay as recorded.
 /** `event` of the runtime note that replaces dropped turns. */
 export const DROPPED_EVENT = 'earlier conversation dropped to stay within the context budget';
 
@@ -78,13 +69,14 @@ export function droppedNoteContent(counts: DroppedCounts): { event: string; drop
   return { event: DROPPED_EVENT, droppedEntries: counts.droppedEntries, droppedTurns: counts.droppedTurns };
 }
 
-export function conversationTooLargeFailure(what: string, bytes: number, budget: number): ApplicationFailure {
+/** Its message and `details` (whose `budget` field is the limit in bytes) are recorded in history: their words stay as recorded. */
+export function conversationTooLargeFailure(what: string, bytes: number, maxBytes: number): ApplicationFailure {
   return ApplicationFailure.create({
     type: CONVERSATION_TOO_LARGE,
     message:
-      `${what} cannot be fitted to its ${budget}-byte budget: ` +
+      `${what} cannot be fitted to its ${maxBytes}-byte budget: ` +
       `with every content elided and every earlier turn dropped, its newest entries still take ${bytes} bytes`,
-    details: [{ type: CONVERSATION_TOO_LARGE, bytes, budget }],
+    details: [{ type: CONVERSATION_TOO_LARGE, bytes, budget: maxBytes }],
     nonRetryable: true,
   });
 }
@@ -133,11 +125,11 @@ interface Plan {
 
 const arrayBytes = (itemBytes: number, count: number): number => 2 + itemBytes + Math.max(0, count - 1);
 
-function fit<T extends Elidable>(items: T[], budget: number, shape: Shape<T>, plan: Plan): T[] {
+function fit<T extends Elidable>(items: T[], maxBytes: number, shape: Shape<T>, plan: Plan): T[] {
   const n = items.length;
   const sizes = items.map((item) => jsonBytes(item));
   let sum = sizes.reduce((a, b) => a + b, 0);
-  if (arrayBytes(sum, n) <= budget) return items;
+  if (arrayBytes(sum, n) <= maxBytes) return items;
 
   const out = items.slice();
   const pinned = Math.min(plan.pinned, n);
@@ -157,7 +149,7 @@ function fit<T extends Elidable>(items: T[], budget: number, shape: Shape<T>, pl
     return arrayBytes(sum + noteBytes, count + 1);
   };
   // Without its note, a conversation that does not fit will not fit with it: the note is measured only when it matters.
-  const fits = (): boolean => (dropEnd === pinned || arrayBytes(sum, count + 1) <= budget) && total() <= budget;
+  const fits = (): boolean => (dropEnd === pinned || arrayBytes(sum, count + 1) <= maxBytes) && total() <= maxBytes;
 
   const tryElide = (i: number, kind: Kind): void => {
     const elided = elide(out[i]!, kind, shape);
@@ -217,11 +209,11 @@ function fit<T extends Elidable>(items: T[], budget: number, shape: Shape<T>, pl
   // 5. Elide the newest entry.
   if (n > pinned) elideAll(n - 1);
 
-  if (!fits()) throw conversationTooLargeFailure(plan.what, total(), budget);
+  if (!fits()) throw conversationTooLargeFailure(plan.what, total(), maxBytes);
   const result = dropEnd > pinned ? [...out.slice(0, pinned), shape.note(dropped, out[dropEnd]), ...out.slice(dropEnd)] : out;
   // The running total is exact; measure the result once more anyway: a bound is never assumed.
   const measured = jsonBytes(result);
-  if (measured > budget) throw conversationTooLargeFailure(plan.what, measured, budget);
+  if (measured > maxBytes) throw conversationTooLargeFailure(plan.what, measured, maxBytes);
   return result;
 }
 
@@ -300,14 +292,14 @@ const entryShape: Shape<ConversationEntry> = {
 };
 
 /**
- * A conversation within `budget` bytes (carried across continue-as-new, returned by queries,
+ * A conversation within `maxBytes` bytes (carried across continue-as-new, returned by queries,
  * seeded into forks): see the module comment for the order. The current turn is the highest turn
  * number; its last `keepLast` entries are elided only after everything older.
  */
-export function compactConversation(conversation: ConversationEntry[], budget: number = CARRIED_CONVERSATION_BUDGET_BYTES, keepLast = 2): ConversationEntry[] {
+export function compactConversation(conversation: ConversationEntry[], maxBytes: number = CARRIED_CONVERSATION_MAX_BYTES, keepLast = 2): ConversationEntry[] {
   const turns = conversation.map((e) => e.turn);
   const currentTurn = turns.reduce((max, t) => (t > max ? t : max), -Infinity);
-  return fit(conversation, budget, entryShape, { pinned: 0, keepLast, turns, currentTurn, what: 'the conversation' });
+  return fit(conversation, maxBytes, entryShape, { pinned: 0, keepLast, turns, currentTurn, what: 'the conversation' });
 }
 
 // ---- prompts ------------------------------------------------------------------------------------
@@ -332,15 +324,15 @@ const messageShape: Shape<ChatMessage> = {
 };
 
 /**
- * The chat messages of one model call within `budget` bytes: see the module comment for the
+ * The chat messages of one model call within `maxBytes` bytes: see the module comment for the
  * order. A leading system message (the policy) is kept whole; a turn starts at each user message
  * that is not a runtime note; the last `keepLast` messages are elided only after everything older.
  */
-export function fitPrompt(messages: ChatMessage[], budget: number = PROMPT_BUDGET_BYTES, keepLast = 1): ChatMessage[] {
+export function fitPrompt(messages: ChatMessage[], maxBytes: number = PROMPT_MAX_BYTES, keepLast = 1): ChatMessage[] {
   let turn = 0;
   const turns = messages.map((m) => (m.role === 'user' && !m.content.startsWith(RUNTIME_NOTE_PREFIX) ? ++turn : turn));
   const pinned = messages[0]?.role === 'system' ? 1 : 0;
-  return fit(messages, budget, messageShape, { pinned, keepLast, turns, currentTurn: turn, what: 'the model call input' });
+  return fit(messages, maxBytes, messageShape, { pinned, keepLast, turns, currentTurn: turn, what: 'the model call input' });
 }
 
 /**
@@ -348,9 +340,9 @@ export function fitPrompt(messages: ChatMessage[], budget: number = PROMPT_BUDGE
  * newest entry fits, the whole conversation is replaced by one runtime note saying so, rather
  * than a workflow failure. The turn that produced such an entry has already failed on its own.
  */
-export function compactConversationOrDrop(conversation: ConversationEntry[], budget: number = CARRIED_CONVERSATION_BUDGET_BYTES): ConversationEntry[] {
+export function compactConversationOrDrop(conversation: ConversationEntry[], maxBytes: number = CARRIED_CONVERSATION_MAX_BYTES): ConversationEntry[] {
   try {
-    return compactConversation(conversation, budget);
+    return compactConversation(conversation, maxBytes);
   } catch (error) {
     if (!(error instanceof ApplicationFailure) || error.type !== CONVERSATION_TOO_LARGE) throw error;
     const turn = conversation.reduce((max, e) => Math.max(max, e.turn), 0);
@@ -362,14 +354,14 @@ export function compactConversationOrDrop(conversation: ConversationEntry[], bud
 export const MIN_CARRIED_CONVERSATION_BYTES = 100_000;
 
 /**
- * A continue-as-new input within the payload budget: `build` makes it with its conversation
- * compacted to a given budget (default: the carried budget). It is measured; if it were over, it
+ * A continue-as-new input within the payload limit: `build` makes it with its conversation
+ * compacted to a given size (default: CARRIED_CONVERSATION_MAX_BYTES). It is measured; if it were over, it
  * is built again with the conversation given only the room the rest leaves (`onOver` is told).
  */
-export function carriedWithinBudget<T>(build: (conversationBudget?: number) => T, onOver?: (bytes: number) => void): T {
+export function carriedWithinPayloadLimit<T>(build: (conversationMaxBytes?: number) => T, onOver?: (bytes: number) => void): T {
   const first = build();
   const bytes = jsonBytes(first);
-  if (bytes <= PAYLOAD_BUDGET_BYTES) return first;
+  if (bytes <= PAYLOAD_MAX_BYTES) return first;
   onOver?.(bytes);
-  return build(Math.max(MIN_CARRIED_CONVERSATION_BYTES, CARRIED_CONVERSATION_BUDGET_BYTES - (bytes - PAYLOAD_BUDGET_BYTES)));
+  return build(Math.max(MIN_CARRIED_CONVERSATION_BYTES, CARRIED_CONVERSATION_MAX_BYTES - (bytes - PAYLOAD_MAX_BYTES)));
 }

@@ -1,5 +1,5 @@
 /**
- * Keeps each workflow-task completion of a run within COMPLETION_BUDGET_BYTES (shared/lead/completionBudget.ts):
+ * Keeps each workflow-task completion of a run within COMPLETION_MAX_BYTES (shared/lead/completionSize.ts):
  * Update results (guardedUpdate), command payloads (the outbound interceptor in workflows/interceptors.ts)
  * and the final result pass through here; what does not fit waits for a later workflow task.
  *
@@ -28,9 +28,9 @@ import {
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 import { completionNudgeSignal } from '../../shared/contract/lead';
-import { COMPLETION_ITEM_OVERHEAD_BYTES, CompletionScheduler } from '../../shared/lead/completionBudget';
+import { COMPLETION_ITEM_OVERHEAD_BYTES, CompletionScheduler } from '../../shared/lead/completionSize';
 import { jsonBytes } from '../../shared/contract/limits';
-import { ARRIVAL_ORDER_PATCH, COMPLETION_BUDGET_PATCH } from '../../shared/contract/patches';
+import { ARRIVAL_ORDER_PATCH, COMPLETION_SIZE_PATCH } from '../../shared/contract/patches';
 
 interface Waiting {
   /** Measures the item as it would be sent now (a deferred read is produced again). */
@@ -48,11 +48,11 @@ let nudgesInFlight = 0;
 const activation = (): number => workflowInfo().historyLength;
 
 /**
- * Turns the budget on for this run, at its start. Returns whether it is on: runs recorded before
- * COMPLETION_BUDGET_PATCH keep every item in the completion that produces it, as they were recorded.
+ * Turns the completion size limit on for this run, at its start. Returns whether it is on: runs recorded before
+ * COMPLETION_SIZE_PATCH keep every item in the completion that produces it, as they were recorded.
  */
-export function useCompletionBudget(): boolean {
-  if (scheduler === null && patched(COMPLETION_BUDGET_PATCH)) {
+export function useCompletionSizeLimit(): boolean {
+  if (scheduler === null && patched(COMPLETION_SIZE_PATCH)) {
     scheduler = new CompletionScheduler<Waiting>();
     arrivalOrder = patched(ARRIVAL_ORDER_PATCH);
     // The server never delivers the workflow's own nudge; one sent by anyone else only costs a workflow task.
@@ -73,7 +73,7 @@ export function countAcceptedRequest(args: unknown): void {
 
 /**
  * Room for a command payload of `bytes`: undefined when it goes into this completion (the caller
- * issues the command now, with no promise step, so command order is as without the budget), or a
+ * issues the command now, with no promise step, so command order is as without the limit), or a
  * promise that resolves in the later activation whose completion takes it.
  */
 export function roomFor(bytes: number): Promise<void> | undefined {
@@ -131,7 +131,7 @@ export function settleWithRoom<T>(slot: ResultSlot<T>, result: T, reproduce?: ()
  * A read accepted now (resultsInArrivalOrder runs). When nothing waits it is produced now and goes
  * or waits by its size. When results wait it waits behind them whatever its size, unproduced: the
  * task that sends it produces it. Producing it now as well would only cost time: 64 whole lists
- * accepted in one activation are 64 board views (about 100 ms each on a board at its budget), past
+ * accepted in one activation are 64 board views (about 100 ms each on a board at its size limit), past
  * the SDK's 5 s limit on one activation.
  */
 export function settleRead<T>(slot: ResultSlot<T>, produce: () => T): void {
@@ -251,7 +251,7 @@ function afterRoom<I, R>(bytes: number, input: I, next: (input: I) => Promise<R>
  * Every command that carries a payload, by construction: activity inputs, child starts, signals
  * and the continue-as-new input wait for room in a completion like Update results do.
  */
-export const completionBudgetOutbound: WorkflowOutboundCallsInterceptor = {
+export const completionSizeOutbound: WorkflowOutboundCallsInterceptor = {
   scheduleActivity: (input, next) => afterRoom(completionBytes(input.args), input, next),
   startChildWorkflowExecution: (input, next) => afterRoom(completionBytes(input.options.args ?? []), input, next),
   // The nudge itself never waits: it is what ends the wait.

@@ -1,13 +1,13 @@
 /**
- * The completion budget's scheduler (shared/lead/completionBudget.ts), against a model simpler than the
+ * The completion size limit's scheduler (shared/lead/completionSize.ts), against a model simpler than the
  * code: one ordered list of everything offered, cut into completions by a greedy pass that never
  * lets an item overtake an earlier one.
  */
 import fc from 'fast-check';
-import { COMPLETION_BUDGET_BYTES, CompletionScheduler, REST_OF_COMPLETION_BYTES } from '../../shared/lead/completionBudget';
-import { PAYLOAD_BUDGET_BYTES, TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES } from '../../shared/contract/limits';
+import { COMPLETION_MAX_BYTES, CompletionScheduler, REST_OF_COMPLETION_BYTES } from '../../shared/lead/completionSize';
+import { PAYLOAD_MAX_BYTES, TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES } from '../../shared/contract/limits';
 
-const BUDGET = 1_000;
+const LIMIT = 1_000;
 
 /** One workflow task: bytes forced into it (echoed requests), then items offered in it, in order. */
 interface Activation {
@@ -22,7 +22,7 @@ const activations = fc.array(
 
 /** Runs the scheduler over the activations, then empty ones until nothing waits; what each completion carried. */
 function run(plan: Activation[]): { sent: number[][]; forced: number[] } {
-  const scheduler = new CompletionScheduler<number>(BUDGET);
+  const scheduler = new CompletionScheduler<number>(LIMIT);
   const sent: number[][] = [];
   const forced: number[] = [];
   let id = 0;
@@ -56,28 +56,28 @@ test('every item is sent once, in the order offered', () => {
   );
 });
 
-test('a completion carries at most the budget, or one item alone', () => {
+test('a completion carries at most the limit, or one item alone', () => {
   fc.assert(
     fc.property(activations, (plan) => {
       const sizes = plan.flatMap((a) => a.offered);
       const { sent, forced } = run(plan);
       sent.forEach((items, i) => {
         const bytes = forced[i]! + items.reduce((n, item) => n + sizes[item]!, 0);
-        if (bytes > BUDGET) expect(forced[i]! === 0 ? items.length : items.length + 1).toBeLessThanOrEqual(1);
+        if (bytes > LIMIT) expect(forced[i]! === 0 ? items.length : items.length + 1).toBeLessThanOrEqual(1);
       });
     }),
   );
 });
 
 test('an item waits only when it would not fit or an earlier item waits', () => {
-  const scheduler = new CompletionScheduler<string>(BUDGET);
+  const scheduler = new CompletionScheduler<string>(LIMIT);
   expect(scheduler.offer(1, 600, 'a')).toBe(true);
   expect(scheduler.offer(1, 600, 'b')).toBe(false);
   // Small, and it would fit, but b waits before it.
   expect(scheduler.offer(1, 10, 'c')).toBe(false);
   expect(scheduler.admitWaiting(1, () => 600)).toEqual([]);
   expect(scheduler.admitWaiting(2, (item) => (item === 'b' ? 600 : 10))).toEqual(['b', 'c']);
-  // Alone, an item over the budget still goes.
+  // Alone, an item over the limit still goes.
   expect(scheduler.offer(3, 5_000, 'd')).toBe(true);
   // Forced bytes (an echoed request) count: after 900 of them, 200 more wait.
   scheduler.force(4, 900);
@@ -86,7 +86,7 @@ test('an item waits only when it would not fit or an earlier item waits', () => 
 });
 
 test('a lazy read queues behind waiting items unmeasured, and is measured only when its turn comes', () => {
-  const scheduler = new CompletionScheduler<string>(BUDGET);
+  const scheduler = new CompletionScheduler<string>(LIMIT);
   // Nothing waits: there is no queue to join, so the caller must offer it with its size.
   expect(() => scheduler.wait(1, 'read')).toThrow(/nothing waits/);
   expect(scheduler.offer(1, 900, 'a')).toBe(true);
@@ -104,7 +104,7 @@ test('a lazy read queues behind waiting items unmeasured, and is measured only w
   expect(measured).toEqual(['b', 'read', 'read']);
 });
 
-test('the budget and what it leaves of the 4 MiB request', () => {
-  expect(COMPLETION_BUDGET_BYTES).toBe(PAYLOAD_BUDGET_BYTES);
-  expect(COMPLETION_BUDGET_BYTES + REST_OF_COMPLETION_BYTES).toBe(TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES);
+test('the limit and what it leaves of the 4 MiB request', () => {
+  expect(COMPLETION_MAX_BYTES).toBe(PAYLOAD_MAX_BYTES);
+  expect(COMPLETION_MAX_BYTES + REST_OF_COMPLETION_BYTES).toBe(TEMPORAL_GRPC_MESSAGE_LIMIT_BYTES);
 });
