@@ -16,16 +16,7 @@ import { cancelTeam } from './teamCancel';
 import { type WaitForAnswerOptions, waitForAnswer, watchNextEdge } from './answerWait';
 import { TeamCalls } from './teamCalls';
 import { type ForkOf, type ForkRootOptions, type StartTeamOptions, forkRootStart, startLeadWorkflow } from './teamStart';
-import {
-  type TaskMutationResult,
-  type TaskPage,
-  type TaskView,
-  type TeamView,
-  LEAD,
-  type InboxMessage,
-  type EdgeKind,
-  type TeamEdge,
-} from '../shared/contract';
+import { type TeamView, LEAD, type EdgeKind, type TeamEdge } from '../shared/contract';
 
 export { TEAM_CALL_FAILED, TeamCallFailed, classifyCallError, type CallErrorVerdict } from './callErrors';
 export {
@@ -43,6 +34,11 @@ export { FORK_TOO_LARGE, LEAD_ANSWER_TIMEOUT, LEAD_TURN_FAILED, NO_LEAD_AGENT, T
 export { MAX_IN_FLIGHT_UPDATES_PER_TEAM, updateSlotsInUse, withUpdateSlot } from './updateSlots';
 export type { ForkRootOptions, StartTeamOptions } from './teamStart';
 export type { WaitForAnswerOptions } from './answerWait';
+
+/** What a caller sends with the Lead's Update K, from its registry entry, without `caller` (the client supplies it). */
+type Body<K extends defs.LeadUpdateName> = Omit<defs.LeadUpdateRequest<K>, 'caller'>;
+/** What the Lead's Update K answers, from its registry entry. */
+type Result<K extends defs.LeadUpdateName> = defs.LeadUpdateResult<K>;
 
 /** Who a client acts as when none is named: the Lead, so code written before the operator caller keeps its authority. */
 const DEFAULT_CALLER: string = LEAD;
@@ -128,71 +124,71 @@ export class TeamClient extends TeamReads {
     return this.calls.update(definition, body, updateId, options);
   }
 
-  // Updates, in the order of docs/wire-contract.md.
+  // Updates, in the order of docs/wire-contract.md; each takes its request and answers its result as its registry entry says.
 
-  createTask(body: Omit<defs.CreateTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+  createTask(body: Body<'createTask'>, options?: CallOptions): Promise<Result<'createTask'>> {
     return this.update(defs.createTaskUpdate, body, undefined, options);
   }
-  editTask(body: Omit<defs.EditTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+  editTask(body: Body<'editTask'>, options?: CallOptions): Promise<Result<'editTask'>> {
     return this.update(defs.editTaskUpdate, body, undefined, options);
   }
-  claimTask(body: Omit<defs.ClaimTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+  claimTask(body: Body<'claimTask'>, options?: CallOptions): Promise<Result<'claimTask'>> {
     return this.update(defs.claimTaskUpdate, body, undefined, options);
   }
-  assignTask(body: Omit<defs.AssignTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+  assignTask(body: Body<'assignTask'>, options?: CallOptions): Promise<Result<'assignTask'>> {
     return this.update(defs.assignTaskUpdate, body, undefined, options);
   }
-  releaseTask(body: Omit<defs.ReleaseTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+  releaseTask(body: Body<'releaseTask'>, options?: CallOptions): Promise<Result<'releaseTask'>> {
     return this.update(defs.releaseTaskUpdate, body, undefined, options);
   }
-  transitionTask(body: Omit<defs.TransitionTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+  transitionTask(body: Body<'transitionTask'>, options?: CallOptions): Promise<Result<'transitionTask'>> {
     return this.update(defs.transitionTaskUpdate, body, undefined, options);
   }
-  deleteTask(body: Omit<defs.DeleteTaskRequest, 'caller'>, options?: CallOptions): Promise<TaskMutationResult> {
+  deleteTask(body: Body<'deleteTask'>, options?: CallOptions): Promise<Result<'deleteTask'>> {
     return this.update(defs.deleteTaskUpdate, body, undefined, options);
   }
-  readTask(taskId: number, options?: CallOptions): Promise<TaskView> {
+  readTask(taskId: number, options?: CallOptions): Promise<Result<'readTask'>> {
     return this.update(defs.readTaskUpdate, { taskId }, undefined, options);
   }
-  listTasks(options?: CallOptions): Promise<TaskView[]> {
+  listTasks(options?: CallOptions): Promise<Result<'listTasks'>> {
     return this.update(defs.listTasksUpdate, {}, undefined, options);
   }
   /** One page of the board: the tasks after task id `after` (0: the first), within `maxBytes` of JSON; pass `nextAfter` on until it is null. */
-  listTasksPage(page: { after?: number; maxBytes?: number } = {}, options?: CallOptions): Promise<TaskPage> {
+  listTasksPage(page: Body<'listTasksPage'> = {}, options?: CallOptions): Promise<Result<'listTasksPage'>> {
     return this.update(defs.listTasksPageUpdate, page, undefined, options);
   }
   /** `disposeTeam`. Deadline: `disposeMs` (it stops every teammate before it answers). */
-  dispose(options?: CallOptions): Promise<TeamView> {
+  dispose(options?: CallOptions): Promise<Result<'disposeTeam'>> {
     return this.update(defs.disposeTeamUpdate, {}, undefined, options);
   }
-  spawnTeammate(body: Omit<defs.SpawnTeammateRequest, 'caller'>, options?: CallOptions): Promise<defs.SpawnTeammateResult> {
+  spawnTeammate(body: Body<'spawnTeammate'>, options?: CallOptions): Promise<Result<'spawnTeammate'>> {
     return this.update(defs.spawnTeammateUpdate, body, undefined, options);
   }
   /** Sends through the Lead into the target's inbox. The message id doubles as the update id, so a retry is delivered once. */
-  sendMessage(to: string, content: JsonValue, messageId: string = randomUUID(), options?: CallOptions): Promise<defs.InboxAcceptance> {
+  sendMessage(to: string, content: JsonValue, messageId: string = randomUUID(), options?: CallOptions): Promise<Result<'sendMessage'>> {
     return this.update(defs.sendMessageUpdate, { to, content, messageId }, messageId, options);
   }
-  readLeadInbox(options?: CallOptions): Promise<InboxMessage[]> {
+  readLeadInbox(options?: CallOptions): Promise<Result<'readLeadInbox'>> {
     return this.update(defs.readLeadInboxUpdate, {}, undefined, options);
   }
-  interruptTeammate(name: string, options?: CallOptions): Promise<defs.InterruptResult> {
+  interruptTeammate(name: string, options?: CallOptions): Promise<Result<'interruptTeammate'>> {
     return this.update(defs.interruptTeammateUpdate, { name }, undefined, options);
   }
   /**
    * Deadline: `timeoutMs` plus the client's `waitMarginMs`, unless `options.deadlineMs` says
    * otherwise. `options.afterSeq`: the last edge seen (a watcher's previous one), so none in between is missed.
    */
-  waitForEdge(timeoutMs: number, kinds?: EdgeKind[], options?: CallOptions & { afterSeq?: number }): Promise<defs.WaitResult> {
+  waitForEdge(timeoutMs: number, kinds?: EdgeKind[], options?: CallOptions & { afterSeq?: number }): Promise<Result<'waitForEdge'>> {
     const { afterSeq, ...call } = options ?? {};
     const body = { timeoutMs, ...(kinds ? { kinds } : {}), ...(afterSeq !== undefined ? { afterSeq } : {}) };
     return this.update(defs.waitForEdgeUpdate, body, undefined, call);
   }
   /** A follow-up prompt to the Lead agent (operator only). The message id doubles as the update id, so a retry is taken once. */
-  promptLead(content: string, messageId: string = randomUUID(), options?: CallOptions): Promise<defs.InboxAcceptance> {
+  promptLead(content: string, messageId: string = randomUUID(), options?: CallOptions): Promise<Result<'promptLead'>> {
     return this.update(defs.promptLeadUpdate, { content, messageId }, messageId, options);
   }
   /** Replaces a teammate's budget, or the Lead agent's ("lead"): the operator may set any, the Lead only lower one. */
-  setBudget(name: string, budget: defs.BudgetLimits, options?: CallOptions): Promise<defs.SetBudgetResult> {
+  setBudget(name: string, budget: defs.BudgetLimits, options?: CallOptions): Promise<Result<'setBudget'>> {
     return this.update(defs.setBudgetUpdate, { name, budget }, undefined, options);
   }
 
