@@ -3,7 +3,8 @@
  * feed the results back, until it replies without tool calls (or the step limit). Independent of
  * Temporal: the workflow injects `callModel` (an activity) and `dispatch` (activities or in-workflow
  * Team logic), so this runs deterministically inside workflow code and is unit-testable alone.
- * Entries are appended to the conversation as they happen, so an interrupted turn keeps what it did.
+ * Entries are appended to the conversation as they happen, through the session's `append` (which
+ * applies them as an event), so an interrupted turn keeps what it did.
  * Before each model call `atStepBoundary` lets the session take messages that arrived meanwhile
  * (Steer, shared/agent/steer.ts): the model call right after sees them.
  */
@@ -19,7 +20,10 @@ export type { DispatchResult } from '../contract/activities';
 export const DEFAULT_MAX_STEPS_PER_TURN = 40;
 
 export interface AgentTurnInput {
-  conversation: ConversationEntry[];
+  /** The session's conversation as it is now (read before each model call). */
+  conversation(): readonly ConversationEntry[];
+  /** Appends one entry to the session's conversation; each is complete when appended and never changed after. */
+  append(entry: ConversationEntry): void;
   turn: number;
   teamId: string;
   system: string;
@@ -76,7 +80,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
     // Awaited only under a Team budget: a turn without one issues exactly the commands it always did.
     const exhausted = input.spendCheck?.() ?? (input.askToCall ? await input.askToCall() : null);
     if (exhausted) {
-      input.conversation.push({
+      input.append({
         role: 'system',
         content: { event: 'budget exhausted', ...exhausted },
         turn: input.turn,
@@ -85,27 +89,35 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
       return { reply: null, steps: step, receipts, stepLimitReached: false, budgetExhausted: exhausted };
     }
     input.atStepBoundary?.();
-    const prompt = fitPrompt(assemblePrompt({ system: input.system, conversation: input.conversation, teamId: input.teamId }));
+    const prompt = fitPrompt(assemblePrompt({ system: input.system, conversation: input.conversation(), teamId: input.teamId }));
     const response = await input.callModel(prompt);
     input.onModelResponse?.(response);
     const calls = response.message.toolCalls;
-    const entry: ConversationEntry = { role: 'assistant', content: response.message.content, turn: input.turn };
-    if (calls.length > 0) entry.toolCalls = calls;
-    input.conversation.push(entry);
+    input.append({
+      role: 'assistant',
+      content: response.message.content,
+      turn: input.turn,
+      ...(calls.length > 0 ? { toolCalls: calls } : receipts.length > 0 ? { receipts } : {}),
+    });
     if (calls.length === 0) {
-      if (receipts.length > 0) entry.receipts = receipts;
       return { reply: response.message.content, steps: step + 1, receipts, stepLimitReached: false };
     }
     // Sequential on purpose: results land in a deterministic order and each sees the previous one's effect.
     for (const [index, call] of calls.entries()) {
       const result = await input.dispatch(call, `${input.opIdPrefix}/step-${step}/call-${index}`);
       if (result.receipt) receipts.push(result.receipt);
-      const toolEntry: ConversationEntry = { role: 'tool', toolCallId: call.id, toolName: call.name, ok: result.ok, content: result.text, turn: input.turn };
-      if (result.teamRecord) toolEntry.teamId = input.teamId;
-      input.conversation.push(toolEntry);
+      input.append({
+        role: 'tool',
+        toolCallId: call.id,
+        toolName: call.name,
+        ok: result.ok,
+        content: result.text,
+        turn: input.turn,
+        ...(result.teamRecord ? { teamId: input.teamId } : {}),
+      });
     }
   }
-  input.conversation.push({
+  input.append({
     role: 'system',
     content: { event: 'step limit reached', maxSteps },
     turn: input.turn,

@@ -3,9 +3,6 @@
  * replaces only the parts it touches. Pure (no clock: no event needs time). Events come from the
  * decide functions (agentDecide.ts), which have already checked them; an event that no longer fits
  * (a subagent that is not recorded) changes nothing.
- *
- * The conversation array is never replaced: a running turn appends to it in place
- * (shared/agent/loop.ts), so every value keeps the same array.
  */
 import { own } from '../util/own';
 import { SUBAGENT_ANSWERS_KEPT } from '../contract/limits';
@@ -35,6 +32,8 @@ export function applyLeadAgent(state: CarriedLeadAgent, event: LeadAgentEvent): 
       return { ...state, nudges: 0 };
     case 'answered':
       return { ...state, finalAnswer: event.finalAnswer, openTasksAtAnswer: [...event.openTasks] };
+    case 'conversationAppended':
+      return { ...state, conversation: [...state.conversation, ...event.entries] };
     case 'cwdChanged':
       return { ...state, cwd: event.cwd };
     case 'subagentOpened':

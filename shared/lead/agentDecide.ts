@@ -101,6 +101,11 @@ export function decideBudgetAnswer(_state: CarriedLeadAgent, exhausted: BudgetEx
   return [{ type: 'answered', finalAnswer, openTasks: [...openTasks] }];
 }
 
+/** Entries appended to the conversation (a turn's opening messages, Steer's take, the agent loop's entries, a note). */
+export function decideAppend(_state: CarriedLeadAgent, ...entries: ConversationEntry[]): LeadAgentEvent[] {
+  return entries.length === 0 ? [] : [{ type: 'conversationAppended', entries }];
+}
+
 /** A work tool reported the session's directory after it ran (bash's `cd`). */
 export function decideCwd(state: CarriedLeadAgent, cwd: string): LeadAgentEvent[] {
   return state.cwd === cwd ? [] : [{ type: 'cwdChanged', cwd }];

@@ -1,15 +1,12 @@
 /**
  * The closed union of everything that changes the Lead agent's carried state (CarriedLeadAgent,
- * carried.ts) other than its conversation: status, turn bookkeeping, the open-task nudge count,
- * the working directory and the ordinary subagents. Plain data; `applyLeadAgent` (agentApply.ts)
- * is the only thing that reads them, and the decide functions (agentDecide.ts) the only things
- * that make them.
- *
- * The conversation is not changed by events: it is the agent loop's log (shared/agent/loop.ts,
- * shared with teammates' sessions), appended in place while a turn runs, and every event keeps
- * the same array.
+ * carried.ts): status, turn bookkeeping, its conversation, the open-task nudge count, the working
+ * directory and the ordinary subagents. Plain data; `applyLeadAgent` (agentApply.ts) is the only
+ * thing that reads them, and the decide functions (agentDecide.ts) the only things that make them.
+ * The agent loop (shared/agent/loop.ts) appends to the conversation through its `append`, which
+ * the Lead applies as `conversationAppended`.
  */
-import type { AgentStatus, SubagentAnswer, UsageTotals } from '../contract';
+import type { AgentStatus, ConversationEntry, SubagentAnswer, UsageTotals } from '../contract';
 
 export type LeadAgentEvent =
   /** The Lead agent's status (the workflow also records it as a `leadStatusChanged` edge of the Lead's state). */
@@ -30,6 +27,8 @@ export type LeadAgentEvent =
   | { type: 'nudgesReset' }
   /** The last reply was accepted as the final answer, with the tasks still open then. */
   | { type: 'answered'; finalAnswer: string | null; openTasks: number[] }
+  /** Entries appended to the conversation: a turn's opening messages, Steer's take, the agent loop's entries, a note. */
+  | { type: 'conversationAppended'; entries: ConversationEntry[] }
   /** A work tool moved the Lead's working directory (bash's `cd`). */
   | { type: 'cwdChanged'; cwd: string }
   /** A subagent was numbered (the next number) and recorded open, before its child starts. */

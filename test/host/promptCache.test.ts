@@ -76,7 +76,8 @@ describe('Anthropic: cache breakpoints on an unchanged prefix', () => {
     const conversation: ConversationEntry[] = [{ role: 'user', content: 'read two files, then answer', turn: 1, from: 'lead', messageId: 'm-1' }];
     const usages: unknown[] = [];
     const result = await runAgentTurn({
-      conversation,
+      conversation: () => conversation,
+      append: (entry) => void conversation.push(entry),
       turn: 1,
       teamId: 't',
       system: 'You are a careful teammate.',

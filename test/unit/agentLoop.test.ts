@@ -57,7 +57,18 @@ function turnInput(
   dispatch: ReturnType<typeof fakeDispatch>,
   extra: Partial<AgentTurnInput> = {},
 ): AgentTurnInput {
-  return { conversation, turn: 2, teamId: TEAM, system: SYSTEM, opIdPrefix: PREFIX, callModel: model.callModel, dispatch: dispatch.dispatch, ...extra };
+  return {
+    conversation: () => conversation,
+    // Frozen as appended: the loop hands over each entry complete and never changes it after.
+    append: (entry) => void conversation.push(Object.freeze(entry)),
+    turn: 2,
+    teamId: TEAM,
+    system: SYSTEM,
+    opIdPrefix: PREFIX,
+    callModel: model.callModel,
+    dispatch: dispatch.dispatch,
+    ...extra,
+  };
 }
 
 const opening: ConversationEntry = { role: 'user', messageId: 'op-1', from: 'operator', content: 'do the thing', turn: 2 };

@@ -266,7 +266,8 @@ describe('fitPrompt', () => {
     const seen: ChatMessage[][] = [];
     const conversation: ConversationEntry[] = [{ role: 'user', messageId: 'm-1', from: 'operator', content: 'write the files', turn: 1 }];
     await runAgentTurn({
-      conversation,
+      conversation: () => conversation,
+      append: (entry) => void conversation.push(entry),
       turn: 1,
       teamId: TEAM,
       system: SYSTEM,
@@ -309,7 +310,8 @@ describe('fitPrompt', () => {
     const seen: number[] = [];
     const conversation: ConversationEntry[] = [{ role: 'user', content: 'go', turn: 3 }];
     const result = await runAgentTurn({
-      conversation,
+      conversation: () => conversation,
+      append: (entry) => void conversation.push(entry),
       turn: 3,
       teamId: TEAM,
       system: SYSTEM,

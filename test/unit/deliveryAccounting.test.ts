@@ -20,6 +20,7 @@ import {
   parseSpawn,
 } from '../../shared/lead';
 import { SessionRun } from '../../workflows/session/sessionRun';
+import { hasPending, hasUnreportedSettlements } from '../../shared/session';
 
 const NOW = '2026-11-30T00:00:00.000Z';
 
@@ -70,8 +71,8 @@ function relay(lead: Lead, mate: SessionRun, messageId: string, content: unknown
 
 /** The member's status report (session.ts's report()). */
 function report(lead: Lead, mate: SessionRun, status: 'running' | 'idle'): void {
-  mate.reportedSettled = mate.settled;
-  lead.reportStatus({ name: 'mate', status, consumed: mate.inbox.consumed, settled: mate.settled });
+  mate.takeReport();
+  lead.reportStatus({ name: 'mate', status, consumed: mate.state.inbox.consumed, settled: mate.state.settled });
 }
 
 test('a member that took every relayed message into a turn is not busy; one relayed since is', () => {
@@ -97,9 +98,9 @@ test('a duplicate message id dropped by the member is settled on its word: the L
   report(lead, mate, 'idle');
   expect(busyMembers(lead)).toEqual([]);
   relay(lead, mate, 'same-id'); // recorded before: dropped by the member
-  expect(mate.hasPending()).toBe(false);
+  expect(hasPending(mate.state)).toBe(false);
   expect(busyMembers(lead)).toEqual(['mate']);
-  expect(mate.hasUnreportedSettlements()).toBe(true); // session.ts reports idle for it
+  expect(hasUnreportedSettlements(mate.state)).toBe(true); // session.ts reports idle for it
   report(lead, mate, 'idle');
   expect(busyMembers(lead)).toEqual([]);
 });
@@ -111,7 +112,7 @@ test('malformed and over-limit deliveries are settled too, and the Lead refuses 
   report(lead, mate, 'idle');
   const relaySeq = lead.beginRelay('mate', 10);
   mate.deliver({ messageId: 'x'.repeat(500), from: 'lead', content: 1, sentAt: NOW, relaySeq }); // id too long: refused
-  expect(mate.rejectedDeliveries).toHaveLength(1);
+  expect(mate.state.rejectedDeliveries).toHaveLength(1);
   report(lead, mate, 'idle');
   expect(busyMembers(lead)).toEqual([]);
 
@@ -126,7 +127,7 @@ test('malformed and over-limit deliveries are settled too, and the Lead refuses 
     refusal = error;
   }
   expect(refusal).toMatchObject({ type: 'InboxFull' });
-  expect(mate.rejectedDeliveries).toHaveLength(1); // nothing the Lead relayed was refused
+  expect(mate.state.rejectedDeliveries).toHaveLength(1); // nothing the Lead relayed was refused
   mate.beginTurn();
   report(lead, mate, 'running');
   expect(() => lead.requireInboxRoom('mate', messageBytes(big))).not.toThrow();

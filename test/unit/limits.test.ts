@@ -91,14 +91,14 @@ describe('carried inbox and session state at their maxima', () => {
     const mate = new SessionRun(input, 'teammate');
     mate.beginTurn();
     // A full inbox: deliveries until the member refuses more.
-    for (let n = 0; mate.inbox.pending.length < 200 && n < 200; n++)
+    for (let n = 0; mate.state.inbox.pending.length < 200 && n < 200; n++)
       mate.deliver({ messageId: astralId(n), from: 'lead', content: 'y'.repeat(60_000), sentAt: 't', relaySeq: n + 2 });
-    expect(limits.jsonBytes(mate.inbox.pending)).toBeLessThanOrEqual(limits.MEMBER_INBOX_MAX_BYTES);
+    expect(limits.jsonBytes(mate.state.inbox.pending)).toBeLessThanOrEqual(limits.MEMBER_INBOX_MAX_BYTES);
     for (let turn = 0; turn < 60; turn++)
-      mate.conversation.push({ role: 'tool', toolCallId: `c${turn}`, toolName: 'read_file', ok: true, content: 'z'.repeat(90_000), turn: 1 });
+      mate.append({ role: 'tool', toolCallId: `c${turn}`, toolName: 'read_file', ok: true, content: 'z'.repeat(90_000), turn: 1 });
     const next = nextSessionInput(input, mate);
     expect(limits.jsonBytes(next)).toBeLessThanOrEqual(limits.PAYLOAD_MAX_BYTES);
-    expect(next.carried?.inbox.pending).toEqual(mate.inbox.pending); // nothing unread is lost
+    expect(next.carried?.inbox.pending).toEqual(mate.state.inbox.pending); // nothing unread is lost
     expect(next.seed).toEqual([]);
   });
 });

@@ -19,7 +19,9 @@ import type { BudgetExhaustion } from '../../shared/contract/budgets';
 import { STEER_RUNNING_TURNS_PATCH } from '../../shared/contract/patches';
 
 export interface SessionTurn {
-  conversation: ConversationEntry[];
+  /** The session's conversation as it is now, and how the loop appends to it (applied as an event). */
+  conversation: () => readonly ConversationEntry[];
+  append: (entry: ConversationEntry) => void;
   turn: number;
   teamId: string;
   name: string;
@@ -53,6 +55,7 @@ export function runSessionTurn(t: SessionTurn): Promise<AgentTurnResult> {
   let step = t.firstStep ?? 0; // model calls are one per step, in order
   return runAgentTurn({
     conversation: t.conversation,
+    append: t.append,
     turn: t.turn,
     teamId: t.teamId,
     ...(t.firstStep !== undefined ? { firstStep: t.firstStep } : {}),

@@ -19,7 +19,8 @@ export { noIgnoredSignals, type IgnoredSignals } from '../../shared/contract/sig
 export type SignalOutcome = 'applied' | 'nonMember' | 'unknownKey';
 
 export interface SignalGuard {
-  ignored: IgnoredSignals;
+  /** Called for every signal ignored, with the reason (per-run counts of ignored signals). */
+  ignore(reason: keyof IgnoredSignals): void;
   /** Called for every signal received, handled or not (per-run signal counts). */
   onSignal(): void;
 }
@@ -39,14 +40,14 @@ export function guardedSignal<Schema extends z.ZodType>(
     guard.onSignal();
     const parsed = schema.safeParse(payload);
     if (!parsed.success) {
-      guard.ignored.malformed += 1;
+      guard.ignore('malformed');
       return;
     }
     try {
       const outcome = handle(parsed.data);
-      if (outcome !== 'applied') guard.ignored[outcome] += 1;
+      if (outcome !== 'applied') guard.ignore(outcome);
     } catch {
-      guard.ignored.failed += 1;
+      guard.ignore('failed');
     }
   });
 }
@@ -54,7 +55,7 @@ export function guardedSignal<Schema extends z.ZodType>(
 export function ignoreUnknownSignals(guard: SignalGuard): void {
   setDefaultSignalHandler(() => {
     guard.onSignal();
-    guard.ignored.unknownSignal += 1;
+    guard.ignore('unknownSignal');
   });
 }
 

@@ -131,7 +131,7 @@ export class LeadAgentRunner {
     let turn: number;
     if (resume) {
       turn = resume.turn;
-      agent.currentTurn = turn;
+      agent.resumeTurn(turn);
     } else {
       const { messages } = takePending(run.state.leadInbox);
       run.apply(leadInboxTaken());
@@ -144,7 +144,8 @@ export class LeadAgentRunner {
     try {
       const result = await this.turnScope.run(() =>
         runSessionTurn({
-          conversation: agent.state.conversation,
+          conversation: () => agent.state.conversation,
+          append: (entry) => agent.append(entry),
           turn,
           teamId,
           name: LEAD,
@@ -185,7 +186,7 @@ export class LeadAgentRunner {
       return 'failed';
     } finally {
       this.turnScope = undefined;
-      agent.currentTurn = null;
+      agent.turnDone();
       agent.apply(decideActiveTime(agent.state, Date.now() - startedAt));
     }
   }

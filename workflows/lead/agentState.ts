@@ -2,16 +2,17 @@
  * The Lead agent's durable state: its conversation, turn count, working directory, status, final
  * answer and the ordinary subagents it started. Plain data, carried across continue-as-new. It
  * changes only through `apply` (events from the decide functions in shared/lead/agentDecide.ts,
- * applied by applyLeadAgent); the conversation is the one part appended in place (the agent loop's
- * log). No Temporal calls here; agent.ts runs the turns.
+ * applied by applyLeadAgent), the conversation too (the agent loop appends through `append`). No
+ * Temporal calls here; agent.ts runs the turns.
  */
 import type { ConversationEntry, LeadAgentOptions, LeadAgentView, ProfileName, InboxMessage } from '../../shared/contract';
 import type { CarriedLeadAgent, LeadRunInput } from '../../shared/lead/carried';
 import type { LeadAgentEvent } from '../../shared/lead';
-import { PROMPT_SENDER, applyLeadAgentAll, decideBeginTurn, decideCwd, decideTake } from '../../shared/lead';
+import { PROMPT_SENDER, applyLeadAgentAll, decideAppend, decideBeginTurn, decideCwd, decideTake } from '../../shared/lead';
 import { QUERIED_CONVERSATION_MAX_BYTES, compactConversation, compactConversationOrDrop } from '../../shared/agent/conversationSize';
 import { completedTurnPrefix } from '../../shared/agent/prompt';
 import { inboxEntry } from '../../shared/agent/steer';
+import { workingDirectory } from '../common/workingDirectory';
 import { resolveModel, type TeamModels } from '../../shared/contract/modelNames';
 import { NO_MEMBER_USAGE } from '../../shared/agent/usage';
 import type { TeamBudgets } from '../../shared/contract/budgets';
@@ -30,8 +31,8 @@ export class LeadAgentState {
   readonly budgets: TeamBudgets | undefined;
   /** Everything carried across continue-as-new, as one value; replaced only by `apply`. */
   private value: CarriedLeadAgent;
-  /** The turn in progress, if any: a fork spawned now excludes it. */
-  currentTurn: number | null = null;
+  /** The turn in progress, if any: a fork spawned now excludes it. Not carried; set by beginTurn and resumeTurn, cleared by turnDone. */
+  private runningTurn: number | null = null;
   /** The Lead's working directory as a running turn's work tools see it (a `cd` is applied as an event). */
   readonly session: { cwd: string };
 
@@ -53,16 +54,10 @@ export class LeadAgentState {
       subagents: {},
       nextSubagent: 0,
     };
-    const current = (): Readonly<CarriedLeadAgent> => this.state;
-    const apply = (events: readonly LeadAgentEvent[]): void => this.apply(events);
-    this.session = {
-      get cwd(): string {
-        return current().cwd;
-      },
-      set cwd(cwd: string) {
-        apply(decideCwd(current(), cwd));
-      },
-    };
+    this.session = workingDirectory(
+      () => this.state.cwd,
+      (cwd) => this.apply(decideCwd(this.state, cwd)),
+    );
   }
 
   /** The state as it is now (read only: it changes through `apply`). */
@@ -84,27 +79,47 @@ export class LeadAgentState {
     return this.options?.profile ?? 'default';
   }
 
+  /** The turn in progress, if any. */
+  get currentTurn(): number | null {
+    return this.runningTurn;
+  }
+
   /** Takes the inbox messages into the conversation as the next turn's user entries. */
   beginTurn(messages: InboxMessage[], teamId: string): number {
     this.apply(decideBeginTurn(this.state, messages));
-    this.currentTurn = this.state.turns;
-    for (const m of messages) this.state.conversation.push(inboxEntry(m, this.state.turns, teamIdOfLeadMail(m, teamId)));
+    this.runningTurn = this.state.turns;
+    this.apply(decideAppend(this.state, ...messages.map((m) => inboxEntry(m, this.state.turns, teamIdOfLeadMail(m, teamId)))));
     return this.state.turns;
+  }
+
+  /** Goes on with a turn the previous run yielded. */
+  resumeTurn(turn: number): void {
+    this.runningTurn = turn;
+  }
+
+  /** The running turn is over (done, yielded, failed or cancelled). */
+  turnDone(): void {
+    this.runningTurn = null;
   }
 
   /** Steer: messages taken at a step boundary of the running turn (the current turn), as its user entries. */
   takeIntoRunningTurn(take: { messages: InboxMessage[]; entries: ConversationEntry[] }): void {
     this.apply(decideTake(this.state, take.messages));
-    this.state.conversation.push(...take.entries);
+    this.apply(decideAppend(this.state, ...take.entries));
+  }
+
+  /** The agent loop's entries, as they happen. */
+  append(entry: ConversationEntry): void {
+    this.apply(decideAppend(this.state, entry));
   }
 
   note(content: ConversationEntry['content']): void {
-    this.state.conversation.push({ role: 'system', content, turn: this.state.turns });
+    this.apply(decideAppend(this.state, { role: 'system', content, turn: this.state.turns }));
   }
 
   /** The Lead's completed-turn prefix, captured once as a fork teammate's seed. */
   forkSeed(): ConversationEntry[] {
-    return compactConversation(completedTurnPrefix(this.state.conversation, this.currentTurn));
+    return compactConversation(completedTurnPrefix(this.state.conversation, this.runningTurn));
   }
 
   carry(conversationMaxBytes?: number): CarriedLeadAgent {

@@ -21,8 +21,8 @@ export const HARD_UPDATES_PER_RUN = 1_800;
  * (`countAccepted`); the signal guard in teamLead.ts counts signals (`countSignal`); a spawn
  * (roster.ts, through `beginCreating`) and a send (mailbox.ts) bracket themselves with
  * `beginOperation`/`endOperation`; disposal.ts alone begins, ends and completes a disposal
- * (`beginDisposal`, `endDisposal`, `disposalCompleted`). Ignored signals are counted by the signal
- * guard (workflows/common/handlerGuards.ts), the one writer of `ignored`.
+ * (`beginDisposal`, `endDisposal`, `disposalCompleted`); the signal guard in teamLead.ts counts
+ * ignored signals (`countIgnored`).
  */
 export class LeadRun {
   private acceptedUpdateCount = 0;
@@ -31,8 +31,7 @@ export class LeadRun {
   private disposed = false;
   private disposalStarted = false;
   private disposalCount = 0;
-  /** Signals this run ignored, by reason (getLeadRunInfo). */
-  readonly ignored: IgnoredSignals = noIgnoredSignals();
+  private ignoredCounts: IgnoredSignals = noIgnoredSignals();
   /** Names whose creator (a spawnTeammate handler) is running in this run. */
   private readonly creators = new Set<string>();
 
@@ -99,6 +98,16 @@ export class LeadRun {
   /** One more signal handled: the signal guard (teamLead.ts) calls this. */
   countSignal(): void {
     this.signalCount += 1;
+  }
+
+  /** Signals this run ignored, by reason (getLeadRunInfo). */
+  get ignored(): IgnoredSignals {
+    return this.ignoredCounts;
+  }
+
+  /** One more signal ignored: the signal guard (teamLead.ts) calls this. */
+  countIgnored(reason: keyof IgnoredSignals): void {
+    this.ignoredCounts = { ...this.ignoredCounts, [reason]: this.ignoredCounts[reason] + 1 };
   }
 
   /** Admitted spawns and sends still running; disposal waits for them. */

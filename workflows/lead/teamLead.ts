@@ -169,7 +169,7 @@ async function leadRun(
     run.apply(decision.events);
     return 'applied';
   };
-  const guard: SignalGuard = { ignored: run.ignored, onSignal: () => run.countSignal() };
+  const guard: SignalGuard = { ignore: (reason) => run.countIgnored(reason), onSignal: () => run.countSignal() };
   guardedSignal(guard, LEAD_SIGNALS.watchEdges, (watch) => applySignal(decideWatch(run.state, watch)));
   guardedSignal(guard, LEAD_SIGNALS.unwatchEdges, ({ name, waitId }) => applySignal(decideUnwatch(run.state, name, waitId)));
   guardedSignal(guard, LEAD_SIGNALS.reportMemberStatus, (report) => {

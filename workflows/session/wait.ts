@@ -9,7 +9,7 @@ import { CancellationScope, condition, getExternalWorkflowHandle } from '@tempor
 import type { TeamToolContext } from '../../shared/agent/teamTools';
 import * as defs from '../../shared/contract';
 import type { SessionRun } from './sessionRun';
-import type { TeamEdge } from '../../shared/contract';
+import { decideWaitBegan, decideWaitEnded } from '../../shared/session';
 
 export function waitInMemberWorkflow(mate: SessionRun, teamId: string, name: string, waitId: string): TeamToolContext {
   return {
@@ -20,18 +20,16 @@ export function waitInMemberWorkflow(mate: SessionRun, teamId: string, name: str
       const lead = getExternalWorkflowHandle(teamId);
       // Workflow time, so replay sends the same: the Lead counts edges from here, not from when the signal lands.
       const callStartedAt = new Date().toISOString();
-      mate.currentWaitId = waitId;
-      mate.notifiedEdge = null;
+      mate.apply(decideWaitBegan(mate.state, waitId));
       try {
         await lead.signal(defs.watchEdgesSignal, { name, waitId, ...(kinds ? { kinds } : {}), callStartedAt });
-        await condition(() => mate.notifiedEdge !== null, timeoutMs);
-        const edge = mate.notifiedEdge as TeamEdge | null;
+        await condition(() => mate.state.notifiedEdge !== null, timeoutMs);
+        const edge = mate.state.notifiedEdge;
         return (edge ? { woke: 'edge', edge } : { woke: 'timeout' }) as Ret;
       } finally {
-        if (mate.notifiedEdge === null)
+        if (mate.state.notifiedEdge === null)
           await CancellationScope.nonCancellable(() => lead.signal(defs.unwatchEdgesSignal, { name, waitId }).catch(() => undefined));
-        mate.currentWaitId = null;
-        mate.notifiedEdge = null;
+        mate.apply(decideWaitEnded(mate.state));
       }
     },
     roster: () => Promise.reject(new TypeError('read_roster runs through the Lead')),

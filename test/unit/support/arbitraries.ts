@@ -126,3 +126,24 @@ export const normalizedScopeArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant('.') },
   { weight: 6, arbitrary: fc.array(fc.constantFrom('a', 'b', 'ab', 'c'), { minLength: 1, maxLength: 4 }).map((s) => s.join('/')) },
 );
+
+/**
+ * A model-based test's run: random command sequences from a new state and from one an earlier
+ * version carried, then a check that the generator reached each interesting outcome (`seen` counts
+ * them) at least five times, or the properties prove little.
+ */
+export function assertModelRuns<Model extends object, Real>(
+  commands: fc.Arbitrary<Iterable<fc.Command<Model, Real>>>,
+  setup: (legacy: boolean) => () => { model: Model; real: Real },
+  numRuns: number,
+  seen: ReadonlyMap<string, number>,
+  reached: readonly string[],
+): void {
+  fc.assert(
+    fc.property(commands, fc.boolean(), (cmds, legacy) => {
+      fc.modelRun(setup(legacy), cmds);
+    }),
+    { numRuns },
+  );
+  expect(reached.filter((k) => (seen.get(k) ?? 0) < 5)).toEqual([]);
+}

@@ -1,0 +1,5 @@
+export * from './state';
+export * from './events';
+export * from './apply';
+export * from './decide';
+export * from './queries';
